@@ -1,0 +1,139 @@
+"""The ``lineage`` command: parse options, call one library function, print.
+
+Exit status (contract): 0 success, 2 bad usage or bad input, 1 internal failure. Expected errors
+are one line on stderr; a traceback only with ``--debug``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+err = Console(stderr=True)
+
+
+class InputError(click.ClickException):
+    """Bad input: exit status 2 with a one-line message."""
+
+    exit_code = 2
+
+
+class _Group(click.Group):
+    """Maps unexpected exceptions to exit 1 with one line (traceback only with --debug)."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[override]
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
+            raise
+        except Exception as exc:  # noqa: BLE001 - the contract wants exit 1, not a traceback
+            from lineage.spark import SetupError
+
+            if isinstance(exc, SetupError):
+                err.print(f"lineage: setup error: {exc}", markup=False)
+                sys.exit(2)
+            if ctx.obj and ctx.obj.get("debug"):
+                traceback.print_exc()
+            else:
+                err.print(f"lineage: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", markup=False)
+            sys.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
+@click.version_option(package_name="lineage")
+@click.pass_context
+def main(ctx: click.Context, debug: bool) -> None:
+    """Lineage and change impact across DataWorks, MaxCompute, Dataphin and DataHub."""
+    ctx.obj = {"debug": debug}
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
+@click.option("--strict", is_flag=True, help="Exit 2 if any record was quarantined.")
+@click.option("--engine", type=click.Choice(["auto", "local", "spark"]), default="auto", show_default=True,
+              help="Parse in the driver (local) or in Spark tasks; auto picks by input size.")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files whose name matches (repeatable).")
+@click.option("--max-record-mb", type=click.IntRange(1, 2047), default=64, show_default=True,
+              help="Records larger than this are quarantined (kept truncated).")
+def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool, engine: str,
+           exclude: tuple[str, ...], max_record_mb: int) -> None:
+    """Read event files/directories (JSON, JSON Lines, arrays, .gz) into the warehouse."""
+    from lineage.ingest.pipeline import ingest as run_ingest
+
+    try:
+        with _progress(not as_json) as progress:
+            result = run_ingest(paths, warehouse, engine=engine, exclude=exclude,
+                                max_record_bytes=max_record_mb * 1024 * 1024, progress=progress)
+    except FileNotFoundError as exc:
+        raise InputError(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(result.to_json(), default=str))
+    else:
+        _print_ingest(result)
+    if result.understood == 0:
+        raise InputError(f"nothing could be read: {result.total.read} record(s) in {result.files} file(s), none understood"
+                         + (f"; see {result.quarantine_path}" if result.total.quarantined else ""))
+    if result.total.quarantined:
+        err.print(f"lineage: {result.total.quarantined} record(s) quarantined; they are in {result.quarantine_path}",
+                  markup=False)
+        if strict:
+            sys.exit(2)
+
+
+class _progress:
+    """A rich progress bar on stderr for file-by-file work (quiet when not on a terminal)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and err.is_terminal
+        self.bar = None
+        self.task = None
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        from rich.progress import Progress
+
+        self.bar = Progress(console=err, transient=True)
+        self.bar.start()
+
+        def update(index: int, total: int, name: str) -> None:
+            if self.task is None:
+                self.task = self.bar.add_task("reading files", total=total)
+            self.bar.update(self.task, completed=index, description=f"reading {Path(name).name}")
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar:
+            self.bar.stop()
+
+
+def _print_ingest(result) -> None:
+    out = Console()
+    table = Table(title=f"ingest {result.run_id} ({result.engine}, {result.files} files)")
+    for column in ("source", "read", "accepted", "quarantined", "duplicates", "unknown kind"):
+        table.add_column(column, justify="left" if column == "source" else "right")
+    for name, counts in [*result.sources.items(), ("total", result.total)]:
+        table.add_row(name, *(str(v) for v in (counts.read, counts.accepted, counts.quarantined,
+                                                 counts.duplicates, counts.unknown_kind)))
+    out.print(table)
+    if result.unknown_kinds:
+        kinds = ", ".join(f"{u['source']}:{u['kind']} ({u['count']})" for u in result.unknown_kinds)
+        out.print(f"accepted as generic activity of unknown kind: {kinds}", markup=False)
+    if result.empty_files:
+        out.print(f"empty files (no records): {', '.join(result.empty_files)}", markup=False)
+    for example in result.quarantine_examples[:5]:
+        out.print(f"quarantined {example['file']}:{example['line']}: {example['reason']}", markup=False, soft_wrap=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

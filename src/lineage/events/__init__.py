@@ -1,0 +1,1 @@
+"""Event models, one module per source; ``registry`` detects the source and dispatches."""

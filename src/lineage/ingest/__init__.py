@@ -1,0 +1,1 @@
+"""The ingest stage: raw files -> accepted events, quarantine and duplicates in the warehouse."""

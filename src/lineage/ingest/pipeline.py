@@ -1,0 +1,224 @@
+"""The ingest job: paths -> rows (local or Spark) -> de-duplicated datasets in the warehouse.
+
+Two ways to produce the rows, one way to store them. Small inputs are parsed in the driver
+(no Python worker start-up); large ones are parsed by Spark tasks, one file per task, each
+streaming its file so no file is ever loaded into the driver. Both call the same pure
+``records.process_file``; de-duplication, classification, counting and writing are the same
+Spark plan for both, so their outputs are identical.
+
+Counts reconcile by construction: every row read is exactly one of accepted, quarantined or
+duplicate, and the summary is computed from those rows (and checked).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from lineage.ingest import records
+from lineage.io.reader import DEFAULT_INCLUDE, DEFAULT_MAX_RECORD_BYTES, expand_paths
+from lineage.warehouse import Warehouse
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+LOCAL_MAX_BYTES = int(os.environ.get("LINEAGE_INGEST_LOCAL_MAX_BYTES", 64 * 1024 * 1024))
+ENGINES = ("auto", "local", "spark")
+
+EVENT_COLUMNS = (
+    "event_id", "source", "kind", "known", "envelope", "event_time", "event_date", "actor",
+    "doc", "payload", "repairs", "file", "line", "run_id", "ingested_at",
+)
+QUARANTINE_COLUMNS = (
+    "quarantine_key", "source", "file", "line", "reason", "raw", "raw_bytes", "raw_truncated",
+    "run_id", "ingested_at",
+)
+DUPLICATE_COLUMNS = ("source", "event_id", "kind", "file", "line", "why", "run_id", "ingested_at")
+
+
+@dataclass
+class Counts:
+    read: int = 0
+    accepted: int = 0
+    quarantined: int = 0
+    duplicates: int = 0
+    unknown_kind: int = 0
+
+    def add(self, other: "Counts") -> None:
+        for name in ("read", "accepted", "quarantined", "duplicates", "unknown_kind"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    @property
+    def reconciles(self) -> bool:
+        return self.read == self.accepted + self.quarantined + self.duplicates
+
+
+@dataclass
+class IngestResult:
+    """What one run did; ``to_json`` is the ``ingest --json`` document."""
+
+    run_id: str
+    warehouse: str
+    engine: str
+    files: int
+    sources: dict[str, Counts]
+    total: Counts
+    empty_files: list[str] = field(default_factory=list)
+    skipped_files: list[str] = field(default_factory=list)
+    quarantine_examples: list[dict[str, object]] = field(default_factory=list)
+    unknown_kinds: list[dict[str, object]] = field(default_factory=list)
+    quarantine_path: str = ""
+
+    @property
+    def understood(self) -> int:
+        return self.total.accepted + self.total.duplicates
+
+    def to_json(self) -> dict[str, object]:
+        doc = asdict(self)
+        doc["reconciles"] = self.total.reconciles and all(c.reconciles for c in self.sources.values())
+        return doc
+
+
+def ingest(
+    paths: Iterable[str | os.PathLike[str]],
+    warehouse: str | os.PathLike[str],
+    *,
+    spark: "SparkSession | None" = None,
+    engine: str = "auto",
+    include: tuple[str, ...] = DEFAULT_INCLUDE,
+    exclude: tuple[str, ...] = (),
+    max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
+    local_max_bytes: int = LOCAL_MAX_BYTES,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> IngestResult:
+    """Ingest files/directories into ``warehouse``; re-running on the same input adds nothing."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    wh = Warehouse.at(warehouse)
+    scan = expand_paths(paths, include=include, exclude=exclude)
+    total_bytes = sum(_size(path) for path in scan.files)
+    use_local = engine == "local" or (engine == "auto" and total_bytes <= local_max_bytes)
+
+    if spark is None:
+        from lineage.spark import get_spark
+
+        spark = get_spark("lineage-ingest")
+    run_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
+    now = datetime.now(timezone.utc)
+
+    problem_rows = [records.process(problem) for problem in scan.problems]
+    if use_local:
+        rows = list(problem_rows)
+        for index, path in enumerate(scan.files, 1):
+            if progress:
+                progress(index, len(scan.files), str(path))
+            rows.extend(records.process_file(str(path), max_record_bytes))
+        frame = spark.createDataFrame(rows, records.DDL)
+    else:
+        context = spark.sparkContext
+        names = [str(path) for path in scan.files]
+        limit = max_record_bytes
+        slices = max(1, min(len(names), context.defaultParallelism * 4))
+        rdd = context.parallelize(names, slices).flatMap(lambda name: records.process_file(name, limit))
+        frame = spark.createDataFrame(rdd, records.DDL).unionByName(spark.createDataFrame(problem_rows, records.DDL))
+
+    result = _store(spark, frame, wh, run_id, now)
+    result.engine = "local" if use_local else "spark"
+    result.files = len(scan.files)
+    result.skipped_files = scan.skipped
+    wh.runs.mkdir(parents=True, exist_ok=True)
+    (wh.runs / f"{run_id}.json").write_text(json.dumps(result.to_json(), indent=2, default=str) + "\n")
+    return result
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _store(spark: "SparkSession", frame: "DataFrame", wh: Warehouse, run_id: str, now: datetime) -> IngestResult:
+    from pyspark import StorageLevel
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    frame = frame.withColumn("run_id", F.lit(run_id)).withColumn("ingested_at", F.lit(now).cast("timestamp"))
+    frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+
+    # accepted rows: the first occurrence of an id in this run, unless an earlier run has it
+    first = Window.partitionBy("source", "event_id").orderBy("file", "line")
+    accepted = frame.filter(F.col("status") == records.ACCEPTED).withColumn("_rank", F.row_number().over(first))
+    if Warehouse.has_data(wh.events):
+        seen = spark.read.parquet(str(wh.events)).select("source", "event_id").distinct().withColumn("_seen", F.lit(True))
+        accepted = accepted.join(seen, ["source", "event_id"], "left")
+    else:
+        accepted = accepted.withColumn("_seen", F.lit(None).cast("boolean"))
+    accepted = accepted.withColumn(
+        "outcome",
+        F.when(F.col("_seen").isNotNull(), F.lit("earlier-run"))
+        .when(F.col("_rank") > 1, F.lit("same-run"))
+        .otherwise(F.lit("new")),
+    ).persist(StorageLevel.MEMORY_AND_DISK)
+
+    quarantined = frame.filter(F.col("status") == records.QUARANTINED).withColumnRenamed("event_id", "quarantine_key")
+    if Warehouse.has_data(wh.quarantine):
+        known = spark.read.parquet(str(wh.quarantine)).select("quarantine_key").distinct().withColumn("_seen", F.lit(True))
+        quarantined = quarantined.join(known, ["quarantine_key"], "left")
+    else:
+        quarantined = quarantined.withColumn("_seen", F.lit(None).cast("boolean"))
+    quarantined = quarantined.persist(StorageLevel.MEMORY_AND_DISK)
+
+    sources: dict[str, Counts] = {}
+    for row in accepted.groupBy("source", "outcome", "known").count().collect():
+        counts = sources.setdefault(row["source"], Counts())
+        counts.read += row["count"]
+        if row["outcome"] == "new":
+            counts.accepted += row["count"]
+            counts.unknown_kind += row["count"] if row["known"] is False else 0
+        else:
+            counts.duplicates += row["count"]
+    for row in quarantined.groupBy("source").count().collect():
+        counts = sources.setdefault(row["source"], Counts())
+        counts.read += row["count"]
+        counts.quarantined += row["count"]
+    total = Counts()
+    for counts in sources.values():
+        total.add(counts)
+    if not total.reconciles:  # cannot happen by construction; never report counts that do not add up
+        raise RuntimeError(f"ingest counts do not reconcile: {total}")
+
+    new_events = accepted.filter(F.col("outcome") == "new")
+    if total.accepted:
+        (new_events.select(*EVENT_COLUMNS).repartition("source", "event_date")
+         .write.mode("append").partitionBy("source", "event_date").parquet(str(wh.events)))
+    if total.duplicates:
+        (accepted.filter(F.col("outcome") != "new").withColumnRenamed("outcome", "why")
+         .select(*DUPLICATE_COLUMNS).coalesce(1).write.mode("append").parquet(str(wh.duplicates)))
+    new_quarantine = quarantined.filter(F.col("_seen").isNull()).select(*QUARANTINE_COLUMNS)
+    if total.quarantined:
+        new_quarantine.coalesce(1).write.mode("append").partitionBy("source").parquet(str(wh.quarantine))
+
+    examples = [
+        {"file": r["file"], "line": r["line"], "source": r["source"], "reason": r["reason"]}
+        for r in quarantined.orderBy("file", "line").select("file", "line", "source", "reason").limit(10).collect()
+    ]
+    unknown = [
+        {"source": r["source"], "kind": r["kind"], "count": r["count"]}
+        for r in new_events.filter(F.col("known") == F.lit(False)).groupBy("source", "kind").count()
+        .orderBy(F.desc("count"), "source", "kind").limit(20).collect()
+    ]
+    empty = [r["file"] for r in frame.filter(F.col("status") == records.EMPTY_FILE).select("file").orderBy("file").collect()]
+    for cached in (accepted, quarantined, frame):
+        cached.unpersist()
+
+    return IngestResult(
+        run_id=run_id, warehouse=str(wh.root), engine="", files=0,
+        sources=dict(sorted(sources.items())), total=total, empty_files=empty,
+        quarantine_examples=examples, unknown_kinds=unknown, quarantine_path=str(wh.quarantine),
+    )

@@ -1,0 +1,1 @@
+"""Reading raw event files: formats, compression, lenient JSON, record boundaries."""

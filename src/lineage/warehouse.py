@@ -1,0 +1,39 @@
+"""Where each dataset lives under the warehouse directory (one place, so stages agree)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Warehouse:
+    root: Path
+
+    @classmethod
+    def at(cls, path: str | Path) -> "Warehouse":
+        return cls(Path(path).expanduser().resolve())
+
+    @property
+    def events(self) -> Path:
+        """Accepted events, parquet partitioned by source and event_date."""
+        return self.root / "events"
+
+    @property
+    def quarantine(self) -> Path:
+        """Records that could not be understood: file, line, reason, raw text."""
+        return self.root / "quarantine"
+
+    @property
+    def duplicates(self) -> Path:
+        """Records skipped because their event id was already ingested (where and which id)."""
+        return self.root / "duplicates"
+
+    @property
+    def runs(self) -> Path:
+        """One JSON summary per ingest run."""
+        return self.root / "runs"
+
+    @staticmethod
+    def has_data(path: Path) -> bool:
+        return path.is_dir() and any(path.rglob("*.parquet"))

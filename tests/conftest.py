@@ -1,0 +1,26 @@
+"""Shared fixtures: one local SparkSession for the whole run (few partitions, UI off)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+
+
+@pytest.fixture(scope="session")
+def spark():
+    os.environ.setdefault("LINEAGE_SHUFFLE_PARTITIONS", "2")
+    from lineage.spark import get_spark
+
+    session = get_spark("lineage-tests", **{"spark.default.parallelism": "2"})
+    yield session
+    session.stop()
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path) -> Path:
+    return tmp_path / "warehouse"
