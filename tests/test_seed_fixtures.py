@@ -65,6 +65,6 @@ def test_seed_sample(expect_path: Path):
         assert type(event.model).__name__ == want["model"]
         assert event.envelope == want["envelope"]
         assert event.event_id == want["event_id"]
-        assert row["event_id"] == (want["event_id"] or registry.content_id(raw.doc))
+        assert row["event_id"] == (want["event_id"] or registry.content_id(event))
         for path, value in want.get("fields", {}).items():
             assert attr(event.model, path) == value, path

@@ -164,8 +164,10 @@ def parse_urn(value: Any) -> DataHubUrn:
     if not raw.startswith(_URN_PREFIX):
         raise _malformed(raw, "expected 'urn:li:<entityType>:<key>'")
     entity_type, sep, key = raw[len(_URN_PREFIX):].partition(":")
-    if not sep or not entity_type:
+    if not entity_type:
         raise _malformed(raw, "missing entity type")
+    if not sep:
+        raise _malformed(raw, "missing ':<key>' after the entity type")
     if not _ENTITY_TYPE.match(entity_type):
         raise _malformed(raw, f"invalid entity type {entity_type!r}")
     if not key.strip():
@@ -255,6 +257,7 @@ def _json_list(value: Any) -> list[Any]:
 
 EpochMillis = Annotated[datetime, BeforeValidator(_epoch_millis), PlainSerializer(_iso)]
 """A required DataHub time (``auditStamp.time``): epoch millis."""
+OptEpochMillis = Annotated[datetime | None, BeforeValidator(_epoch_millis), PlainSerializer(_iso)]
 Urn = Annotated[str, BeforeValidator(_strip), AfterValidator(_check_urn)]
 """A string that must parse as a DataHub URN (see ``parse_urn``)."""
 OptUrn = Annotated[str | None, BeforeValidator(_strip), AfterValidator(_check_urn)]
@@ -500,16 +503,14 @@ class UnknownEntityChangeEvent(EventModel):
     operation: str | None = None
     modifier: str | None = None
     parameters: JsonValue = None
-    audit_stamp: dict[str, Any] | None = Field(default=None, alias="auditStamp")
-    version: int | None = None
+    audit_stamp: JsonValue = Field(default=None, alias="auditStamp")
+    version: Any = None
 
 
 class PlatformEventHeader(EventModel):
     """Header of a DataHub PlatformEvent."""
 
-    timestamp_millis: Annotated[datetime | None, BeforeValidator(_epoch_millis), PlainSerializer(_iso)] = Field(
-        default=None, alias="timestampMillis"
-    )
+    timestamp_millis: OptEpochMillis = Field(default=None, alias="timestampMillis")
 
 
 class GenericPayload(EventModel):
@@ -624,7 +625,8 @@ def _unwrap(doc: dict, envelope: str) -> dict | None:
             try:
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
-                raise RecordError(f"invalid embedded JSON: {exc.msg} at char {exc.pos}", field="payload.value") from None
+                reason = f"invalid embedded JSON: {exc.msg} at char {exc.pos}"
+                raise RecordError(reason, field="payload.value") from None
         if not isinstance(value, dict):
             raise RecordError("expected a JSON object", field="payload.value")
         return value
@@ -648,7 +650,9 @@ def _attr(model: Any, path: str) -> Any:
 def _is_action_request(event: dict) -> bool:
     entity_type = str(event.get("entityType") or "").strip()
     urn = str(event.get("entityUrn") or "").strip()
-    return entity_type.lower() == ACTION_REQUEST_ENTITY_TYPE.lower() or urn.startswith("urn:li:actionRequest:")
+    return entity_type.lower() == ACTION_REQUEST_ENTITY_TYPE.lower() or urn.startswith(
+        f"{_URN_PREFIX}{ACTION_REQUEST_ENTITY_TYPE}:"
+    )
 
 
 def _check_subject(model: EntityChangeEvent) -> None:
@@ -695,7 +699,7 @@ def parse(doc: dict, envelope: str) -> ParsedEvent:
     model_cls = MODELS.get(kind)
     if model_cls is None:
         unknown = UnknownEntityChangeEvent.model_validate(event)
-        stamp = unknown.audit_stamp or {}
+        stamp = unknown.audit_stamp if isinstance(unknown.audit_stamp, dict) else {}
         try:
             event_time = _epoch_millis(stamp.get("time"))
         except ValueError:

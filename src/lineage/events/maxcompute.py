@@ -275,7 +275,7 @@ class MaxComputeEvent(EventModel):
     source_ip_address: str | None = Field(None, alias="sourceIpAddress")
     user_agent: str | None = Field(None, alias="userAgent")
     user_identity: Annotated[UserIdentity | None, Embedded] = Field(None, alias="userIdentity")
-    referenced_resources: Annotated[dict[str, IdList] | None, Embedded] = Field(
+    referenced_resources: Annotated[dict[str, StrList] | None, Embedded] = Field(
         None, alias="referencedResources"
     )
     additional_event_data: Annotated[dict[str, Any] | None, Embedded] = Field(

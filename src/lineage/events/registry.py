@@ -57,7 +57,9 @@ def describe_validation(exc: ValidationError, source: str) -> str:
     return f"{source} {exc.title}: " + "; ".join(problems[:5]) + ("; ..." if len(problems) > 5 else "")
 
 
-def content_id(doc: dict[str, Any]) -> str:
-    """A stable id for records whose source gives none: hash of the canonical JSON."""
-    canonical = json.dumps(doc, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+def content_id(event: ParsedEvent) -> str:
+    """A stable id for events whose source gives none: hash of the validated event, not of its
+    envelope, so the same DataHub change arrives bare or wrapped and is still one event."""
+    body = event.model.model_dump(mode="json", by_alias=True)
+    canonical = json.dumps([event.source, event.kind, body], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:40]

@@ -91,7 +91,7 @@ def process(record: RawRecord) -> tuple[Any, ...]:
         kind=event.kind,
         known=event.known,
         envelope=event.envelope,
-        event_id=event.event_id or registry.content_id(record.doc),
+        event_id=event.event_id or registry.content_id(event),
         event_time=time,
         event_date=time.date().isoformat() if time else None,
         actor=event.actor,

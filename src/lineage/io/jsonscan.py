@@ -102,8 +102,9 @@ def scan_values(text: str, split_top_array: bool = True) -> Iterator[Span]:
     """Yield the spans of top-level JSON values by bracket balancing (string- and comment-aware).
 
     Works on invalid JSON too, so one bad document does not take its neighbours with it. A
-    top-level array is split into its elements. Text that does not start a value (``{``/``[``)
-    runs to the end of the file as one span, which the caller reports as invalid.
+    top-level array is split into its elements. A value that never closes, or text that does not
+    start a value, runs up to the next line that starts with ``{``/``[`` (or the end of the file)
+    as one span that the caller reports as invalid.
     """
     n = len(text)
     pos = 0
@@ -123,6 +124,8 @@ def scan_values(text: str, split_top_array: bool = True) -> Iterator[Span]:
             continue
         if char in "{[":
             end, closed = _match_close(text, pos)
+            if not closed:  # resynchronise at the next line that starts a value
+                end = _next_value_line(text, pos)
             yield Span(pos, end, closed)
             pos = end
         elif array_mode:
@@ -133,8 +136,16 @@ def scan_values(text: str, split_top_array: bool = True) -> Iterator[Span]:
             yield Span(pos, end, True)
             pos = end
         else:
-            yield Span(pos, n, False)
-            return
+            end = _next_value_line(text, pos)
+            yield Span(pos, end, False)
+            pos = end
+
+
+def _next_value_line(text: str, pos: int) -> int:
+    """Where the next line starting with ``{`` or ``[`` begins (or the end): after a value that
+    never closes, or text that is not JSON, a following record that starts a line is kept whole."""
+    found = [i for i in (text.find("\n{", pos), text.find("\n[", pos)) if i >= 0]
+    return min(found) + 1 if found else len(text)
 
 
 def _skip_blank(text: str, pos: int, commas: bool) -> int:

@@ -269,7 +269,7 @@ def _documents(lines: _LineReader, max_record_bytes: int) -> Iterator[RawRecord]
             chunk = text[span.start : span.end]
             size = len(chunk.encode("utf-8"))
             if not span.closed and chunk.lstrip()[:1] in ("{", "["):
-                error = f"truncated JSON: the value opened at line {line} is not closed at end of file"
+                error = f"truncated JSON: the value opened at line {line} is never closed"
                 yield RawRecord(name, line, chunk[:RAW_KEEP_BYTES], error=error, size=size, truncated=size > RAW_KEEP_BYTES)
             elif size > max_record_bytes:
                 error = f"record is {size} bytes, over the limit of {max_record_bytes}; kept truncated"

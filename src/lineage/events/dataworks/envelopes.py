@@ -1,0 +1,221 @@
+"""Recognising the three DataWorks envelopes and turning a record into a ``ParsedEvent``.
+
+Both recognition and kind resolution are tables: :data:`SIGNATURES` (what a record of each
+envelope looks like) and :data:`ENVELOPES` (where each envelope keeps its kind and its id).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from lineage.events.base import ParsedEvent, RecordError, to_json_value
+from lineage.events.dataworks.common import DataWorksEvent, UnknownDataWorksEvent, attr_path
+from lineage.events.dataworks.kinds import BODY_EVENT_TYPES, EVENT_TYPES, KINDS, MODELS
+
+SOURCE = "dataworks"
+UNKNOWN_KIND = "unknown"
+
+# ---------------------------------------------------------------------------------------------
+# detection
+# ---------------------------------------------------------------------------------------------
+
+
+def _equals(expected: str) -> Callable[[Any], bool]:
+    return lambda value: value == expected
+
+
+def _prefix(prefix: str) -> Callable[[Any], bool]:
+    return lambda value: isinstance(value, str) and value.startswith(prefix)
+
+
+def _is_object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _is_object_or_json(value: Any) -> bool:
+    return isinstance(value, dict) or (isinstance(value, str) and value.lstrip().startswith("{"))
+
+
+def _has_event_code(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("eventCode"), str)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """A record is of ``envelope`` when it has the ``present`` keys, none of the ``absent`` ones,
+    and each ``tests`` predicate holds on its key's value."""
+
+    envelope: str
+    present: tuple[str, ...]
+    absent: tuple[str, ...] = ()
+    tests: tuple[tuple[str, Callable[[Any], bool]], ...] = ()
+
+    def matches(self, doc: Mapping[str, Any]) -> bool:
+        return (
+            all(key in doc for key in self.present)
+            and not any(key in doc for key in self.absent)
+            and all(test(doc[key]) for key, test in self.tests)
+        )
+
+
+_CLOUDEVENT_KEYS = ("id", "type", "source", "specversion", "messageBody")
+
+SIGNATURES: tuple[Signature, ...] = (
+    Signature("cloudevent", ("source",), tests=(("source", _equals("acs.dataworks")),)),
+    Signature("cloudevent", ("type",), tests=(("type", _prefix("dataworks:")),)),
+    Signature("fc", ("eventType", "messageBody"), tests=(("messageBody", _is_object_or_json),)),
+    # the document's partial samples: {"datacontenttype", "data"}, or {"data": {"eventCode"...}}
+    Signature("body", ("datacontenttype", "data"), absent=_CLOUDEVENT_KEYS, tests=(("data", _is_object),)),
+    Signature("body", ("data",), absent=_CLOUDEVENT_KEYS, tests=(("data", _has_event_code),)),
+)
+
+
+def detect(doc: dict[str, Any]) -> str | None:
+    """The envelope name (cloudevent, fc, body) when ``doc`` is a DataWorks record, else None."""
+    if not isinstance(doc, dict):
+        return None
+    for signature in SIGNATURES:
+        if signature.matches(doc):
+            return signature.envelope
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# parsing
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KindField:
+    """Where a kind may be read: a key path, an optional table translating the raw value into an
+    event code, and whether the raw value names an unknown kind when it is not a known one."""
+
+    path: tuple[str, ...]
+    table: Mapping[str, str] = field(default_factory=dict)
+    names_unknown: bool = True
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """Per envelope: the body key, where the kind is (in order) and which attribute is the id."""
+
+    name: str
+    body_key: str
+    kind_fields: tuple[KindField, ...]
+    id_attr: str | None
+
+
+ENVELOPES: dict[str, Envelope] = {
+    envelope.name: envelope
+    for envelope in (
+        Envelope(
+            "cloudevent",
+            "data",
+            (KindField(("type",), EVENT_TYPES), KindField(("data", "eventCode"))),
+            "id",
+        ),
+        Envelope(
+            "fc",
+            "messageBody",
+            (
+                KindField(("eventType",), BODY_EVENT_TYPES),
+                KindField(("messageBody", "eventCode")),
+            ),
+            "message_id",
+        ),
+        Envelope(
+            "body",
+            "data",
+            (
+                KindField(("data", "eventCode")),
+                KindField(("data", "eventType"), BODY_EVENT_TYPES, names_unknown=False),
+            ),
+            None,
+        ),
+    )
+}
+
+
+def _lookup(doc: Mapping[str, Any], path: tuple[str, ...]) -> Any:
+    value: Any = doc
+    for key in path:
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(key)
+    return value
+
+
+def resolve_kind(doc: Mapping[str, Any], envelope: Envelope) -> tuple[str, bool]:
+    """(kind, known): the first field naming a known code wins; else the first raw name; else
+    ``unknown``."""
+    fallback: str | None = None
+    for kind_field in envelope.kind_fields:
+        raw = _lookup(doc, kind_field.path)
+        if not isinstance(raw, str) or not raw.strip():
+            continue
+        raw = raw.strip()
+        code = kind_field.table.get(raw, raw)
+        if code in KINDS:
+            return code, True
+        if fallback is None and kind_field.names_unknown:
+            fallback = raw
+    return fallback or UNKNOWN_KIND, False
+
+
+def _normalise(doc: dict[str, Any], envelope: Envelope) -> dict[str, Any]:
+    """A body sent as a JSON string (seen in FC messages) is decoded; nothing else changes."""
+    body = doc.get(envelope.body_key)
+    if isinstance(body, str):
+        try:
+            decoded = to_json_value(body)
+        except ValueError as exc:
+            raise RecordError(str(exc), field=envelope.body_key) from None
+        return {**doc, envelope.body_key: decoded}
+    return doc
+
+
+def _first(body: Any, paths: tuple[str, ...]) -> Any:
+    for path in paths:
+        value = attr_path(body, path)
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def parse(doc: dict[str, Any], envelope: str) -> ParsedEvent:
+    """Validate ``doc`` with the model of its kind; unknown kinds come back ``known=False``."""
+    spec = ENVELOPES.get(envelope)
+    if spec is None:
+        raise RecordError(f"unknown DataWorks envelope {envelope!r}", field="envelope")
+    kind, known = resolve_kind(doc, spec)
+    model_cls: type[DataWorksEvent] = MODELS[kind] if known else UnknownDataWorksEvent
+    model = model_cls.model_validate(_normalise(doc, spec))
+    body = model.data
+    time_fields = body.TIME_FIELDS if body is not None else ()
+    actor_fields = body.ACTOR_FIELDS if body is not None else ()
+    event_time = model.time or _first(body, time_fields) or model.aliyun_publish_time
+    actor = _first(body, actor_fields)
+    return ParsedEvent(
+        source=SOURCE,
+        kind=kind,
+        envelope=envelope,
+        model=model,
+        event_id=getattr(model, spec.id_attr) if spec.id_attr else None,
+        event_time=event_time,
+        actor=str(actor) if actor is not None else None,
+        known=known,
+    )
+
+
+def parse_body(kind: str, body: dict[str, Any]) -> DataWorksEvent:
+    """Validate a message body as ``kind``: a ``{"data": {...}}`` sample or the data object itself.
+
+    The document's partial samples often lack ``eventCode``, so ``parse`` cannot tell their
+    kind; this says which model they are meant for.
+    """
+    model_cls = MODELS.get(kind)
+    if model_cls is None:
+        raise RecordError(f"not a DataWorks event kind: {kind!r}", field="kind")
+    doc = body if ("data" in body or "messageBody" in body) else {"data": body}
+    return model_cls.model_validate(doc)

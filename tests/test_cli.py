@@ -1,0 +1,74 @@
+"""The `lineage` command's contract: JSON on stdout, messages on stderr, exit 0/2/1."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from lineage.cli import main
+
+DATA = Path(__file__).parent / "data"
+pytestmark = pytest.mark.spark
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_ingest_all_seed_samples_json_reconciles(spark, warehouse):
+    result = run("ingest", DATA, "--exclude", "*.expect.json", "--warehouse", warehouse, "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    total = doc["total"]
+    assert total["read"] == total["accepted"] + total["quarantined"] + total["duplicates"]
+    assert doc["reconciles"] is True and total["duplicates"] == 0
+    expected_accepted = expected_quarantined = 0
+    for expect in DATA.glob("*/**/*.expect.json"):
+        spec = json.loads(expect.read_text())
+        for want in spec.get("records", [spec]):
+            expected_accepted += want["expect"] == "accepted"
+            expected_quarantined += want["expect"] == "quarantined"
+    assert total["accepted"] == expected_accepted  # every valid sample accepted
+    assert total["quarantined"] == expected_quarantined
+    assert set(doc["sources"]) >= {"dataworks", "maxcompute", "dataphin", "datahub"}
+    if total["quarantined"]:
+        assert f"quarantined; they are in {warehouse.resolve() / 'quarantine'}" in result.stderr
+
+    again = run("ingest", DATA, "--exclude", "*.expect.json", "--warehouse", warehouse, "--json")
+    second = json.loads(again.stdout)["total"]
+    assert (second["accepted"], second["duplicates"]) == (0, total["accepted"])
+
+
+def test_human_summary_names_quarantined_records(spark, tmp_path, warehouse):
+    good = next(DATA.glob("dataphin/permission/*.jsonl"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"event_id": "1", "event_name": \n')
+    result = run("ingest", good, bad, "--warehouse", warehouse)
+    assert result.exit_code == 0
+    assert "total" in result.stdout and f"quarantined {bad}:1: truncated JSON" in result.stdout
+    assert "1 record(s) quarantined" in result.stderr
+
+
+def test_strict_exits_2_when_anything_is_quarantined(spark, tmp_path, warehouse):
+    good = next(DATA.glob("dataphin/permission/*.jsonl"))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("nonsense\n")
+    assert run("ingest", good, bad, "--warehouse", warehouse, "--strict").exit_code == 2
+
+
+def test_nothing_readable_exits_2(spark, tmp_path, warehouse):
+    (tmp_path / "empty.json").write_text("")
+    (tmp_path / "junk.json").write_bytes(b"\x00\x01binary")
+    result = run("ingest", tmp_path / "empty.json", tmp_path / "junk.json", "--warehouse", warehouse)
+    assert result.exit_code == 2
+    assert "nothing could be read" in result.stderr
+
+
+def test_missing_path_and_bad_usage_exit_2(tmp_path, warehouse):
+    result = run("ingest", tmp_path / "missing.json", "--warehouse", warehouse)
+    assert result.exit_code == 2 and "no such file or directory" in result.stderr
+    assert run("ingest", tmp_path).exit_code == 2  # --warehouse is required
+    assert run("ingest", tmp_path, "--warehouse", warehouse, "--engine", "fast").exit_code == 2
