@@ -7,8 +7,6 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).parent / "data"
-SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
 
 @pytest.fixture(scope="session")

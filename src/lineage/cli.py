@@ -7,6 +7,7 @@ are one line on stderr; a traceback only with ``--debug``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -16,6 +17,11 @@ from rich.console import Console
 from rich.table import Table
 
 err = Console(stderr=True)
+
+
+def say(message: str) -> None:
+    """One unwrapped line on stderr (messages are read by people and by scripts)."""
+    click.echo(f"lineage: {message}", err=True)
 
 
 class InputError(click.ClickException):
@@ -36,12 +42,12 @@ class _Group(click.Group):
             from lineage.spark import SetupError
 
             if isinstance(exc, SetupError):
-                err.print(f"lineage: setup error: {exc}", markup=False)
+                say(f"setup error: {exc}")
                 sys.exit(2)
             if ctx.obj and ctx.obj.get("debug"):
                 traceback.print_exc()
             else:
-                err.print(f"lineage: internal error: {type(exc).__name__}: {exc} (run with --debug for details)", markup=False)
+                say(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)")
             sys.exit(1)
 
 
@@ -69,6 +75,8 @@ def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool
     """Read event files/directories (JSON, JSON Lines, arrays, .gz) into the warehouse."""
     from lineage.ingest.pipeline import ingest as run_ingest
 
+    if err.is_terminal and not as_json:
+        os.environ.setdefault("LINEAGE_SPARK_PROGRESS", "true")  # Spark's stage bar for the Spark path
     try:
         with _progress(not as_json) as progress:
             result = run_ingest(paths, warehouse, engine=engine, exclude=exclude,
@@ -83,10 +91,28 @@ def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool
         raise InputError(f"nothing could be read: {result.total.read} record(s) in {result.files} file(s), none understood"
                          + (f"; see {result.quarantine_path}" if result.total.quarantined else ""))
     if result.total.quarantined:
-        err.print(f"lineage: {result.total.quarantined} record(s) quarantined; they are in {result.quarantine_path}",
-                  markup=False)
+        say(f"{result.total.quarantined} record(s) quarantined; they are in {result.quarantine_path}")
         if strict:
             sys.exit(2)
+
+
+@main.command()
+@click.option("--out", type=click.Path(path_type=Path), default=Path("demo-out"), show_default=True,
+              help="Where the sample events and the warehouse go.")
+@click.option("--days", type=click.IntRange(1, 3650), default=7, show_default=True, help="Days of generated activity.")
+def demo(out: Path, days: int) -> None:
+    """Generate sample events of all four platforms and run the pipeline on them end to end."""
+    from lineage.ingest.pipeline import ingest as run_ingest
+    from lineage.samples import write_samples
+
+    events = out / "events"
+    files = write_samples(events, days=days)
+    say(f"demo: wrote {len(files)} sample event files to {events}")
+    with _progress(True) as progress:
+        result = run_ingest([events], out / "warehouse", progress=progress)
+    _print_ingest(result)
+    say(f"demo: warehouse at {result.warehouse}; {result.total.quarantined} deliberately broken "
+        f"record(s) are in {result.quarantine_path}")
 
 
 class _progress:

@@ -117,6 +117,8 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, **conf:
     check_java()
     from pyspark.sql import SparkSession
 
+    os.environ.setdefault("SPARK_CONF_DIR", str(Path(__file__).parent / "conf"))  # quiet log4j2 config
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local mode: no hostname look-up warnings
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     settings = {
@@ -129,7 +131,6 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, **conf:
         "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
         "spark.ui.showConsoleProgress": os.environ.get("LINEAGE_SPARK_PROGRESS", "false"),
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
-        "spark.driver.extraJavaOptions": "-Dlog4j2.level=ERROR",
         **graphframes_conf(graphframes),
         **conf,
     }

@@ -80,7 +80,7 @@ def _seed_listings(text: str) -> list[tuple[str, str, str]]:
 @pytest.mark.skipif(not SEED.exists(), reason="seed document not available")
 def test_catalogue_transcribes_every_listing_of_the_seed():
     expected = _seed_listings(SEED.read_text(encoding="utf-8"))
-    listed = [(m, name, desc) for m, events in dataphin._LISTINGS for name, desc in events]
+    listed = [(m, name, desc) for m, events in dataphin.LISTINGS for name, desc in events]
     assert listed == expected
     assert len(dataphin.KINDS) == len({name for _, name, _ in expected}) == 572
 

@@ -6,6 +6,9 @@ three envelopes (see ``envelopes``): EventBridge CloudEvents (kind from ``type``
 :data:`EVENT_TYPES`, else ``data.eventCode``), Function Compute extension messages (kind from
 ``eventType`` / ``messageBody.eventCode``) and the document's bare ``{"data": ...}`` bodies (kind
 from ``data.eventCode``; with none the record is generic activity of kind ``unknown``).
+Event ids: a CloudEvent's ``id`` scoped by its ``type`` (``<type>:<id>``), an FC ``messageId``;
+bare bodies have none (the pipeline hashes them). Event time: the CloudEvent ``time``, else the
+body's own time field (``modifyTime``, ``operationTime``, ...), else ``aliyunpublishtime``.
 
 Each event family has a body model (``NodeChange``, ``ApprovalChangeFinished``, ...) and an
 event model wrapping it (``NodeChangeEvent``: envelope fields + ``data``); :data:`MODELS` maps

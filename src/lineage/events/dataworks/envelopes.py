@@ -96,14 +96,30 @@ class KindField:
     names_unknown: bool = True
 
 
+def _cloudevent_id(event: DataWorksEvent) -> str | None:
+    """The CloudEvent ``id``, scoped by its ``type``.
+
+    Re-deliveries of one event keep both, so they still de-duplicate; but the document shows one
+    id on two different events (the download and upload samples), and the pipeline de-duplicates
+    on the event id alone, so an unscoped id would drop a real event as a duplicate.
+    """
+    if not event.id:
+        return None
+    return f"{event.type}:{event.id}" if event.type else event.id
+
+
+def _fc_message_id(event: DataWorksEvent) -> str | None:
+    return event.message_id or None
+
+
 @dataclass(frozen=True)
 class Envelope:
-    """Per envelope: the body key, where the kind is (in order) and which attribute is the id."""
+    """Per envelope: the body key, where the kind is (in order) and how to get the event id."""
 
     name: str
     body_key: str
     kind_fields: tuple[KindField, ...]
-    id_attr: str | None
+    event_id: Callable[[DataWorksEvent], str | None] | None
 
 
 ENVELOPES: dict[str, Envelope] = {
@@ -113,7 +129,7 @@ ENVELOPES: dict[str, Envelope] = {
             "cloudevent",
             "data",
             (KindField(("type",), EVENT_TYPES), KindField(("data", "eventCode"))),
-            "id",
+            _cloudevent_id,
         ),
         Envelope(
             "fc",
@@ -122,7 +138,7 @@ ENVELOPES: dict[str, Envelope] = {
                 KindField(("eventType",), BODY_EVENT_TYPES),
                 KindField(("messageBody", "eventCode")),
             ),
-            "message_id",
+            _fc_message_id,
         ),
         Envelope(
             "body",
@@ -201,7 +217,7 @@ def parse(doc: dict[str, Any], envelope: str) -> ParsedEvent:
         kind=kind,
         envelope=envelope,
         model=model,
-        event_id=getattr(model, spec.id_attr) if spec.id_attr else None,
+        event_id=spec.event_id(model) if spec.event_id else None,
         event_time=event_time,
         actor=str(actor) if actor is not None else None,
         known=known,

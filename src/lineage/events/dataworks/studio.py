@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import AliasChoices, Field
 
-from lineage.events.base import Bool, EventModel, Id, IdList, LenientTime
+from lineage.events.base import Bool, EventModel, Id, LenientTime
 from lineage.events.dataworks.common import (
     DataWorksBody,
     DataWorksEvent,
