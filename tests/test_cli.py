@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from lineage.cli import main
+from seedfixtures import DATA, records_with_expectations
 
-DATA = Path(__file__).parent / "data"
 pytestmark = pytest.mark.spark
 
 
@@ -26,11 +25,9 @@ def test_ingest_all_seed_samples_json_reconciles(spark, warehouse):
     assert total["read"] == total["accepted"] + total["quarantined"] + total["duplicates"]
     assert doc["reconciles"] is True and total["duplicates"] == 0
     expected_accepted = expected_quarantined = 0
-    for expect in DATA.glob("*/**/*.expect.json"):
-        spec = json.loads(expect.read_text())
-        for want in spec.get("records", [spec]):
-            expected_accepted += want["expect"] == "accepted"
-            expected_quarantined += want["expect"] == "quarantined"
+    for _path, _raw, want in records_with_expectations():
+        expected_accepted += want["expect"] == "accepted"
+        expected_quarantined += want["expect"] == "quarantined"
     assert total["accepted"] == expected_accepted  # every valid sample accepted
     assert total["quarantined"] == expected_quarantined
     assert set(doc["sources"]) >= {"dataworks", "maxcompute", "dataphin", "datahub"}
@@ -42,13 +39,16 @@ def test_ingest_all_seed_samples_json_reconciles(spark, warehouse):
     assert (second["accepted"], second["duplicates"]) == (0, total["accepted"])
 
 
-def test_human_summary_names_quarantined_records(spark, tmp_path, warehouse):
+def test_human_summary_names_quarantined_records_and_unknown_kinds(spark, tmp_path, warehouse):
     good = next(DATA.glob("dataphin/permission/*.jsonl"))
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"event_id": "1", "event_name": \n')
+    future = {"id": "f-1", "source": "acs.dataworks", "specversion": "1.0", "time": "2024-07-12T11:08:50+08:00",
+              "type": "dataworks:FutureChange:SomethingNew", "data": {"eventCode": "something-new", "tenantId": 1}}
+    bad.write_text('{"event_id": "1", "event_name": \n' + json.dumps(future) + "\n")
     result = run("ingest", good, bad, "--warehouse", warehouse)
     assert result.exit_code == 0
     assert "total" in result.stdout and f"quarantined {bad}:1: truncated JSON" in result.stdout
+    assert "unknown kind: dataworks:something-new (1)" in result.stdout
     assert "1 record(s) quarantined" in result.stderr
 
 

@@ -11,24 +11,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from lineage.ingest.pipeline import ingest
-from lineage.io.reader import read_file
+from seedfixtures import DATA, accepted_docs
 
-DATA = Path(__file__).parent / "data"
 pytestmark = pytest.mark.spark
 
 
 def sample_docs() -> dict[str, list[dict]]:
-    """Accepted seed samples per source, as parsed JSON objects (from the fixture expectations)."""
-    docs: dict[str, list[dict]] = {}
-    for expect in sorted(DATA.glob("*/**/*.expect.json")):
-        spec = json.loads(expect.read_text())
-        wants = spec.get("records", [spec])
-        case = expect.name[: -len(".expect.json")]
-        (fixture,) = [p for p in expect.parent.glob(case + ".*") if p != expect]
-        for raw, want in zip(read_file(fixture), wants):
-            if want["expect"] == "accepted" and want.get("known", True):
-                docs.setdefault(want["source"], []).append(raw.doc)
-    return docs
+    return accepted_docs(known_only=True)
 
 
 def table(path: Path) -> list[dict]:

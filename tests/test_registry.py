@@ -3,28 +3,12 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from lineage.events import registry
 from lineage.events.base import RecordError
-from lineage.io.reader import read_file
-
-DATA = Path(__file__).parent / "data"
-
-
-def accepted_fixture_docs() -> list[tuple[Path, dict]]:
-    """The JSON objects of every fixture record expected to be accepted."""
-    docs = []
-    for expect in sorted(DATA.glob("*/**/*.expect.json")):
-        spec = json.loads(expect.read_text())
-        case = expect.name[: -len(".expect.json")]
-        (path,) = [p for p in expect.parent.glob(case + ".*") if p != expect]
-        for raw, want in zip(read_file(path), spec.get("records", [spec])):
-            if want["expect"] == "accepted":
-                docs.append((path, raw.doc))
-    return docs
+from seedfixtures import DATA, records_with_expectations
 
 
 @pytest.mark.parametrize("module", registry.SOURCES, ids=lambda m: m.SOURCE)
@@ -34,9 +18,9 @@ def test_every_kind_has_a_model(module):
 
 
 def test_every_fixture_is_claimed_by_its_own_source_only():
-    docs = accepted_fixture_docs()
-    assert len(docs) > 60
-    for path, doc in docs:
+    claimed = [(path, raw.doc) for path, raw, want in records_with_expectations() if want["expect"] == "accepted"]
+    assert len(claimed) > 60
+    for path, doc in claimed:
         claims = [m.SOURCE for m in registry.SOURCES if m.detect(doc)]
         assert claims == [path.relative_to(DATA).parts[0]], f"{path}: claimed by {claims}"
 

@@ -7,7 +7,6 @@ quarantined (a substring of the reason). The expectations were written by readin
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,7 @@ import pytest
 from lineage.events import registry
 from lineage.ingest import records
 from lineage.io.reader import read_file
-
-DATA = Path(__file__).parent / "data"
-EXPECTS = sorted(DATA.glob("*/**/*.expect.json"))
-
-
-def fixture_of(expect: Path) -> Path:
-    case = expect.name[: -len(".expect.json")]
-    matches = [p for p in expect.parent.iterdir() if p.name.startswith(case + ".") and p != expect
-               and not p.name.endswith(".expect.json")]
-    assert len(matches) == 1, f"{expect}: expected one fixture file for case {case!r}, found {matches}"
-    return matches[0]
+from seedfixtures import DATA, EXPECTS, expectations, fixture_of
 
 
 def attr(value: Any, path: str) -> Any:
@@ -48,11 +37,10 @@ def test_fixtures_exist_for_every_source():
 
 @pytest.mark.parametrize("expect_path", EXPECTS, ids=lambda p: str(p.relative_to(DATA)))
 def test_seed_sample(expect_path: Path):
-    spec = json.loads(expect_path.read_text())
-    expectations = spec["records"] if "records" in spec else [spec]
+    wants = expectations(expect_path)
     raws = list(read_file(fixture_of(expect_path)))
-    assert len(raws) == len(expectations), [r.error for r in raws]
-    for raw, want in zip(raws, expectations):
+    assert len(raws) == len(wants), [r.error for r in raws]
+    for raw, want in zip(raws, wants):
         row = dict(zip(records.COLUMN_NAMES, records.process(raw)))
         if want["expect"] == "quarantined":
             assert row["status"] == records.QUARANTINED, f"line {raw.line} was accepted, expected quarantine"

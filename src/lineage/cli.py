@@ -53,11 +53,20 @@ class _Group(click.Group):
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
+@click.option("--graphframes", envvar="LINEAGE_GRAPHFRAMES", metavar="auto|JAR|COORDINATE",
+              help="GraphFrames for Spark: the cached jar (auto), a jar path, or a Maven coordinate for "
+                   "clusters, e.g. graphframes:graphframes:0.8.3-spark3.5-s_2.12.")
+@click.option("--spark-master", envvar="LINEAGE_SPARK_MASTER", metavar="URL", help="Spark master (default local[2]).")
 @click.version_option(package_name="lineage")
 @click.pass_context
-def main(ctx: click.Context, debug: bool) -> None:
+def main(ctx: click.Context, debug: bool, graphframes: str | None, spark_master: str | None) -> None:
     """Lineage and change impact across DataWorks, MaxCompute, Dataphin and DataHub."""
     ctx.obj = {"debug": debug}
+    # the SparkSession factory reads these when a command first needs Spark
+    if graphframes:
+        os.environ["LINEAGE_GRAPHFRAMES"] = graphframes
+    if spark_master:
+        os.environ["LINEAGE_SPARK_MASTER"] = spark_master
 
 
 @main.command()
@@ -154,9 +163,9 @@ def _print_ingest(result) -> None:
     out.print(table)
     if result.unknown_kinds:
         kinds = ", ".join(f"{u['source']}:{u['kind']} ({u['count']})" for u in result.unknown_kinds)
-        out.print(f"accepted as generic activity of unknown kind: {kinds}", markup=False)
+        out.print(f"accepted as generic activity of unknown kind: {kinds}", markup=False, soft_wrap=True)
     if result.empty_files:
-        out.print(f"empty files (no records): {', '.join(result.empty_files)}", markup=False)
+        out.print(f"empty files (no records): {', '.join(result.empty_files)}", markup=False, soft_wrap=True)
     for example in result.quarantine_examples[:5]:
         out.print(f"quarantined {example['file']}:{example['line']}: {example['reason']}", markup=False, soft_wrap=True)
 

@@ -47,16 +47,8 @@ def repair(text: str) -> tuple[str, tuple[str, ...]]:
             stop = end.end() if end else n
             out.append(text[pos:stop])
             pos = stop
-        elif char == "/" and text.startswith("//", start):
-            stop = text.find("\n", start)
-            stop = n if stop < 0 else stop
-            out.append(text[pos:start] + " " * (stop - start))
-            repairs.add("comments")
-            pos = stop
-        elif char == "/" and text.startswith("/*", start):
-            stop = text.find("*/", start + 2)
-            stop = n if stop < 0 else stop + 2
-            out.append(text[pos:start] + re.sub(r"[^\n]", " ", text[start:stop]))
+        elif char == "/" and (stop := _comment_end(text, start)) is not None:
+            out.append(text[pos:start] + re.sub(r"[^\n]", " ", text[start:stop]))  # keep line numbers
             repairs.add("comments")
             pos = stop
         elif char == "*":
@@ -148,18 +140,25 @@ def _next_value_line(text: str, pos: int) -> int:
     return min(found) + 1 if found else len(text)
 
 
+def _comment_end(text: str, pos: int) -> int | None:
+    """Where the comment starting at ``pos`` ends (a ``//`` one at its newline), else None."""
+    if text.startswith("//", pos):
+        stop = text.find("\n", pos)
+        return len(text) if stop < 0 else stop
+    if text.startswith("/*", pos):
+        stop = text.find("*/", pos + 2)
+        return len(text) if stop < 0 else stop + 2
+    return None
+
+
 def _skip_blank(text: str, pos: int, commas: bool) -> int:
     n = len(text)
     while pos < n:
         char = text[pos]
         if char.isspace() or (commas and char == ","):
             pos += 1
-        elif text.startswith("//", pos):
-            stop = text.find("\n", pos)
-            pos = n if stop < 0 else stop
-        elif text.startswith("/*", pos):
-            stop = text.find("*/", pos + 2)
-            pos = n if stop < 0 else stop + 2
+        elif (end := _comment_end(text, pos)) is not None:
+            pos = end
         else:
             break
     return pos
@@ -186,14 +185,8 @@ def _match_close(text: str, start: int) -> tuple[int, bool]:
             pos = end.end()
             continue
         if char == "/":
-            if text.startswith("//", at):
-                stop = text.find("\n", at)
-                pos = n if stop < 0 else stop
-            elif text.startswith("/*", at):
-                stop = text.find("*/", at + 2)
-                pos = n if stop < 0 else stop + 2
-            else:
-                pos = at + 1
+            end = _comment_end(text, at)
+            pos = at + 1 if end is None else end
             continue
         depth += 1 if char in "{[" else -1
         pos = at + 1

@@ -163,9 +163,10 @@ def _lookup(doc: Mapping[str, Any], path: tuple[str, ...]) -> Any:
 
 
 def resolve_kind(doc: Mapping[str, Any], envelope: Envelope) -> tuple[str, bool]:
-    """(kind, known): the first field naming a known code wins; else the first raw name; else
-    ``unknown``."""
+    """(kind, known): the first field naming a known code wins; else the first raw event code
+    (``eventCode``, the document's kind vocabulary), else the first raw name; else ``unknown``."""
     fallback: str | None = None
+    raw_code: str | None = None
     for kind_field in envelope.kind_fields:
         raw = _lookup(doc, kind_field.path)
         if not isinstance(raw, str) or not raw.strip():
@@ -174,9 +175,11 @@ def resolve_kind(doc: Mapping[str, Any], envelope: Envelope) -> tuple[str, bool]
         code = kind_field.table.get(raw, raw)
         if code in KINDS:
             return code, True
-        if fallback is None and kind_field.names_unknown:
-            fallback = raw
-    return fallback or UNKNOWN_KIND, False
+        if kind_field.names_unknown:
+            fallback = fallback or raw
+            if kind_field.path[-1] == "eventCode":
+                raw_code = raw_code or raw
+    return raw_code or fallback or UNKNOWN_KIND, False
 
 
 def _normalise(doc: dict[str, Any], envelope: Envelope) -> dict[str, Any]:
