@@ -94,7 +94,8 @@ def _open(path: Path) -> BinaryIO:
     handle = path.open("rb")
     magic = handle.peek(2)[:2] if hasattr(handle, "peek") else b""
     if magic == b"\x1f\x8b":
-        return gzip.GzipFile(fileobj=handle, mode="rb")  # type: ignore[return-value]
+        handle.close()
+        return gzip.open(path, "rb")  # type: ignore[return-value]
     return handle
 
 
