@@ -207,5 +207,9 @@ def write_samples(out: str | Path, days: int = 7, seed: int = 7) -> list[Path]:
     write("maxcompute-actiontrail.json", json.dumps(list(maxcompute_events(days, ids)), indent=1))
     write("dataphin-audit.jsonl", "".join(json.dumps(d) + "\n" for d in dataphin_events(days, ids)))
     write("datahub-ece.jsonl", "".join(json.dumps(d) + "\n" for d in datahub_events(ids)))
-    write("broken.jsonl", "\n".join(BROKEN_LINES) + "\n")
+    domain = {"entityUrn": f"urn:li:dataset:(urn:li:dataPlatform:maxcompute,{PROJECT}.ads_sales_report,PROD)",
+              "entityType": "dataset", "category": "DOMAIN", "operation": "ADD", "modifier": "urn:li:domain:sales",
+              "parameters": {"domainUrn": "urn:li:domain:sales"},
+              "auditStamp": {"actor": "urn:li:corpuser:data.steward", "time": _ms(START)}}
+    write("mixed-with-broken.jsonl", "\n".join([json.dumps(domain), *BROKEN_LINES]) + "\n")
     return written
