@@ -17,10 +17,9 @@ import bisect
 import fnmatch
 import gzip
 import json
-import tempfile
 import os
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator
 
@@ -202,6 +201,10 @@ def _decode(data: bytes) -> tuple[str | None, str | None]:
         return None, f"not UTF-8 text (invalid byte at offset {exc.start})"
 
 
+def _never_closed(line: int) -> str:
+    return f"truncated JSON: the value opened at line {line} is never closed"
+
+
 def _record(name: str, line: int, text: str, size: int, truncated: bool = False) -> list[RawRecord]:
     """Parse one record's text; a top-level array in a JSON Lines line yields one per element."""
     if truncated:
@@ -212,7 +215,7 @@ def _record(name: str, line: int, text: str, size: int, truncated: bool = False)
     except jsonscan.JsonError as exc:
         spans = list(jsonscan.scan_values(text, split_top_array=False))
         if len(spans) == 1 and not spans[0].closed and text.lstrip()[:1] in ("{", "["):
-            return [RawRecord(name, line, text, error=f"truncated JSON: the value opened at line {line} is never closed", size=size)]
+            return [RawRecord(name, line, text, error=_never_closed(line), size=size)]
         where = f"line {line + exc.line - 1} column {exc.column}"
         hint = " (more text after the first JSON value: a fragment, or several values on one line)" if exc.message == "Extra data" else ""
         return [RawRecord(name, line, text, error=f"invalid JSON at {where}: {exc.message}{hint}", size=size)]
@@ -270,11 +273,9 @@ def _documents(lines: _LineReader, max_record_bytes: int) -> Iterator[RawRecord]
             chunk = text[span.start : span.end]
             size = len(chunk.encode("utf-8"))
             if not span.closed and chunk.lstrip()[:1] in ("{", "["):
-                error = f"truncated JSON: the value opened at line {line} is never closed"
-                yield RawRecord(name, line, chunk[:RAW_KEEP_BYTES], error=error, size=size, truncated=size > RAW_KEEP_BYTES)
+                yield RawRecord(name, line, chunk[:RAW_KEEP_BYTES], error=_never_closed(line), size=size, truncated=size > RAW_KEEP_BYTES)
             elif size > max_record_bytes:
-                error = f"record is {size} bytes, over the limit of {max_record_bytes}; kept truncated"
-                yield RawRecord(name, line, chunk[:RAW_KEEP_BYTES], error=error, size=size, truncated=True)
+                yield from _record(name, line, chunk[:RAW_KEEP_BYTES], size, truncated=True)
             else:
                 yield from _record(name, line, chunk, size)
     if lines.error:
@@ -292,19 +293,3 @@ def _line_offsets(text: str) -> list[int]:
 
 def _line_of(offsets: list[int], position: int) -> int:
     return bisect.bisect_right(offsets, position)
-
-
-def read_bytes(data: bytes, name: str = "<bytes>") -> list[RawRecord]:
-    """Read records from in-memory bytes (tests, stdin)."""
-    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as tmp:
-        tmp.write(data)
-    try:
-        return [r if r.file != tmp.name else _rename(r, name) for r in read_file(tmp.name)]
-    finally:
-        os.unlink(tmp.name)
-
-
-def _rename(record: RawRecord, name: str) -> RawRecord:
-    return replace(record, file=name)
-
-
