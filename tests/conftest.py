@@ -14,7 +14,8 @@ def spark():
     os.environ.setdefault("LINEAGE_SHUFFLE_PARTITIONS", "2")
     from lineage.spark import get_spark
 
-    session = get_spark("lineage-tests", **{"spark.default.parallelism": "2"})
+    # adaptive execution re-plans every shuffle: worth it on big data, seconds lost per tiny test query
+    session = get_spark("lineage-tests", **{"spark.default.parallelism": "2", "spark.sql.adaptive.enabled": "false"})
     yield session
     session.stop()
 

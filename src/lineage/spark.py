@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import time
 import shutil
 import subprocess
 import sys
@@ -121,6 +122,10 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, **conf:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local mode: no hostname look-up warnings
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    # The session time zone is UTC; PySpark turns collected timestamps into naive datetimes of
+    # the *process* zone, so pin that to UTC too: collected values are then UTC everywhere.
+    os.environ["TZ"] = "UTC"
+    time.tzset()
     settings = {
         "spark.master": os.environ.get("LINEAGE_SPARK_MASTER", "local[2]"),
         "spark.sql.shuffle.partitions": os.environ.get("LINEAGE_SHUFFLE_PARTITIONS", "4"),

@@ -34,6 +34,43 @@ class Warehouse:
         """One JSON summary per ingest run."""
         return self.root / "runs"
 
+    @property
+    def facts(self) -> Path:
+        """Facts extracted from events (stage 2), parquet partitioned by source."""
+        return self.root / "facts"
+
+    @property
+    def extracted(self) -> Path:
+        """Which events have been turned into facts, and by which mapping version."""
+        return self.root / "facts_extracted"
+
+    @property
+    def graph(self) -> Path:
+        return self.root / "graph"
+
+    @property
+    def vertices(self) -> Path:
+        return self.graph / "vertices"
+
+    @property
+    def edges(self) -> Path:
+        return self.graph / "edges"
+
+    @property
+    def changes(self) -> Path:
+        """Change records (schema change, drop, node deploy, permission change, ...)."""
+        return self.graph / "changes"
+
+    @property
+    def builds(self) -> Path:
+        """One JSON summary per build."""
+        return self.root / "builds"
+
+    @property
+    def aliases(self) -> Path:
+        """The default identity alias file (optional)."""
+        return self.root / "aliases.csv"
+
     @staticmethod
     def has_data(path: Path) -> bool:
         return path.is_dir() and any(path.rglob("*.parquet"))

@@ -1,0 +1,1 @@
+"""Stage 2: events become normalized facts through declarative per-source mapping tables."""

@@ -1,0 +1,169 @@
+"""Events -> facts: the declarative mapping format and the one function that applies it.
+
+A source's mapping (``lineage.facts.<source>``) is a table ``MAPPING: kind -> (Emit, ...)``.
+Each ``Emit`` says which fact it produces -- ``op`` (assert / retract / observe / change),
+``(src label)-[relationship]->(dst label)`` or a vertex (no relationship) -- and holds a small
+function reading the validated event model into zero or more ``F`` (ids and properties). The
+same objects generate ``docs/mapping.md``, so the documentation cannot drift from the code.
+
+Fact semantics (folded by ``lineage.graph.fold``):
+
+* ``assert``  vertex: it exists (``deleted_at`` cleared), properties merged; edge: opens (or
+  keeps open) an interval ``valid_from``; ``F.until`` closes it at an expiry.
+* ``retract`` vertex: deleted at that time; edge: closes the open interval. An edge retract
+  without ``dst`` closes *every* open edge of that relationship from ``src`` (a wildcard,
+  e.g. a table's columns before its new schema is asserted).
+* ``observe`` vertex: seen (``last_seen``), properties merged (statuses); never opens an edge.
+* ``change``  a Change record ``(entity=src, kind=relationship)``; also marks the vertex seen.
+
+A *failed* operation (the source's ``failed(event)``) changes no state: each of its facts is
+kept with ``op = observe`` and ``failed = true`` and the fold skips it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Callable, Iterable, Mapping
+
+from lineage import ids
+from lineage.events.base import ParsedEvent
+
+OPS = ("assert", "retract", "observe", "change")
+ERROR = "error"  # op of the one fact row an event yields when its mapping raised: never lost
+
+FACT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("event_id", "string"),
+    ("source", "string"),
+    ("kind", "string"),
+    ("event_time", "timestamp"),
+    ("actor", "string"),
+    ("seq", "int"),
+    ("op", "string"),
+    ("src_id", "string"),
+    ("src_label", "string"),
+    ("relationship", "string"),
+    ("dst_id", "string"),
+    ("dst_label", "string"),
+    ("qualifier", "string"),
+    ("properties", "map<string,string>"),
+    ("valid_until", "timestamp"),
+    ("failed", "boolean"),
+)
+FACT_NAMES = tuple(name for name, _ in FACT_COLUMNS)
+FACT_DDL = ", ".join(f"{name} {kind}" for name, kind in FACT_COLUMNS)
+
+
+@dataclass(frozen=True)
+class F:
+    """One fact's ids and values, as an ``Emit`` function yields it.
+
+    ``qualifier`` splits one (src, relationship, dst) into independent intervals (a privilege:
+    revoking ``update`` must not close ``select``). ``time`` overrides the event time (a DataHub
+    audit stamp, an approval's grant time); ``until`` is an expiry that closes the interval.
+    """
+
+    src: str
+    dst: str | None = None
+    props: Mapping[str, Any] | None = None
+    qualifier: str = ""
+    time: datetime | None = None
+    until: datetime | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Emit:
+    """One row of a mapping table: what fact an event kind asserts, retracts, observes or changes."""
+
+    op: str
+    src: str
+    fn: Callable[[ParsedEvent], Iterable[F]]
+    rel: str | None = None  # edge relationship; for op == "change": the change kind
+    dst: str | None = None
+    note: str = ""  # where the ids come from, for docs/mapping.md
+    extra: tuple[str, ...] = field(default_factory=tuple)  # property names, for the docs
+
+    def __post_init__(self) -> None:
+        if self.op not in OPS:
+            raise ValueError(f"unknown op {self.op!r}")
+        for label in (self.src, self.dst):
+            if label is not None and label not in ids.LABELS:
+                raise ValueError(f"label {label!r} is not in the vocabulary (lineage.ids.LABELS)")
+        if self.op == "change":
+            if self.rel not in ids.CHANGE_KINDS or self.dst is not None:
+                raise ValueError(f"a change needs a kind from lineage.ids.CHANGE_KINDS, got {self.rel!r}")
+        elif self.rel is not None and self.rel not in ids.RELATIONSHIPS:
+            raise ValueError(f"relationship {self.rel!r} is not in the vocabulary (lineage.ids.RELATIONSHIPS)")
+        if (self.rel is None) != (self.dst is None) and self.op != "change":
+            raise ValueError("an edge needs both rel and dst; a vertex fact neither")
+
+    @property
+    def is_edge(self) -> bool:
+        return self.op != "change" and self.rel is not None
+
+
+def prop_value(value: Any) -> str | None:
+    """Properties are strings: lists/dicts as JSON, times ISO 8601, booleans lower-case."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+    return str(value)
+
+
+def clean_props(props: Mapping[str, Any] | None) -> dict[str, str]:
+    out = {}
+    for key, value in (props or {}).items():
+        text = prop_value(value)
+        if text is not None and text != "":
+            out[str(key)] = text
+    return out
+
+
+class MappingError(ValueError):
+    """A mapping produced an id of the wrong label: a bug in the table, reported per event."""
+
+
+def facts_of(event: ParsedEvent, event_id: str, mapping: Any) -> list[tuple[Any, ...]]:
+    """Apply a source mapping module to one parsed event: rows in ``FACT_COLUMNS`` order."""
+    emits: tuple[Emit, ...] = mapping.MAPPING.get(event.kind, ())
+    failed = bool(mapping.failed(event))
+    actor = mapping.actor_id(event)
+    rows: list[tuple[Any, ...]] = []
+    for emit in emits:
+        for fact in emit.fn(event) or ():
+            if fact is None or not fact.src:
+                continue
+            _check(fact.src, emit.src, emit)
+            dst = fact.dst if emit.is_edge else None
+            if dst is not None:
+                _check(dst, emit.dst, emit)
+            elif emit.is_edge and emit.op != "retract":
+                continue  # an edge with no far end: nothing to assert
+            rows.append((
+                event_id, event.source, event.kind, fact.time or event.event_time, actor, len(rows),
+                "observe" if failed else emit.op,
+                fact.src, emit.src,
+                emit.rel,
+                dst, emit.dst if emit.rel and emit.op != "change" else None,
+                fact.qualifier or "",
+                clean_props(fact.props),
+                fact.until,
+                failed,
+            ))
+    return rows
+
+
+def _check(vertex_id: str, label: str | None, emit: Emit) -> None:
+    if ids.label_of(vertex_id) != label:
+        raise MappingError(f"{emit.op} {emit.src}-{emit.rel}->{emit.dst}: id {vertex_id!r} is not a {label}")
+
+
+def error_row(event_id: str, source: str, kind: str, time: datetime | None, reason: str) -> tuple[Any, ...]:
+    """The fact row standing for an event whose mapping failed (counted and listed by build)."""
+    return (event_id, source, kind, time, None, 0, ERROR, None, None, None, None, None, "", {"reason": reason}, None, False)

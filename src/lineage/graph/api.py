@@ -1,0 +1,100 @@
+"""Reading the built graph: DataFrames or a GraphFrame, optionally as of a moment.
+
+``as_of`` keeps what was valid at that instant: vertices first seen at or before it and not
+deleted by then, edges whose interval ``[valid_from, valid_to)`` contains it. Without
+``as_of`` the whole history is returned (every interval is its own edge row).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lineage.events.base import parse_time
+from lineage.warehouse import Warehouse
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+
+class GraphNotBuilt(ValueError):
+    """The warehouse has no graph yet (a usage error: build first)."""
+
+
+def to_time(value: str | datetime | None) -> datetime | None:
+    """``--as-of`` values: ISO 8601 / ``yyyy-MM-dd[ HH:mm:ss]`` / epoch; naive means UTC."""
+    if value is None or isinstance(value, datetime):
+        return parse_time(value) if value else None
+    try:
+        return parse_time(value)
+    except ValueError:
+        raise ValueError(f"not a time: {value!r} (use ISO 8601, e.g. 2024-07-03T12:00:00Z)") from None
+
+
+def utc_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A collected row with its (naive, UTC) timestamps made timezone-aware."""
+    return {k: v.replace(tzinfo=timezone.utc) if isinstance(v, datetime) and v.tzinfo is None else v for k, v in row.items()}
+
+
+def _spark(spark: "SparkSession | None") -> "SparkSession":
+    if spark is not None:
+        return spark
+    from lineage.spark import get_spark
+
+    return get_spark("lineage")
+
+
+def load(
+    warehouse: str | Path, spark: "SparkSession | None" = None, as_of: Any = None
+) -> tuple["DataFrame", "DataFrame"]:
+    """(vertices, edges) of the built graph, filtered to ``as_of`` when given."""
+    wh = Warehouse.at(warehouse)
+    if not (Warehouse.has_data(wh.vertices) or wh.vertices.is_dir()):
+        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    spark = _spark(spark)
+    vertices = spark.read.parquet(str(wh.vertices))
+    edges = spark.read.parquet(str(wh.edges))
+    moment = to_time(as_of)
+    if moment is None:
+        return vertices, edges
+    return at(vertices, edges, moment)
+
+
+def at(vertices: "DataFrame", edges: "DataFrame", moment: datetime) -> tuple["DataFrame", "DataFrame"]:
+    """The graph as it was at ``moment``."""
+    from pyspark.sql import functions as F
+
+    t = F.lit(moment).cast("timestamp")
+    v = vertices.where(
+        (F.col("first_seen").isNull() | (F.col("first_seen") <= t)) & (F.col("deleted_at").isNull() | (F.col("deleted_at") > t))
+    )
+    e = edges.where(
+        (F.col("valid_from").isNull() | (F.col("valid_from") <= t)) & (F.col("valid_to").isNull() | (F.col("valid_to") > t))
+    )
+    return v, e
+
+
+def changes(
+    warehouse: str | Path, spark: "SparkSession | None" = None, since: Any = None, until: Any = None
+) -> "DataFrame":
+    """Change records with ``since <= time < until`` (either bound optional)."""
+    from pyspark.sql import functions as F
+
+    wh = Warehouse.at(warehouse)
+    if not wh.changes.is_dir():
+        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    frame = _spark(spark).read.parquet(str(wh.changes))
+    if (start := to_time(since)) is not None:
+        frame = frame.where(F.col("time") >= F.lit(start).cast("timestamp"))
+    if (end := to_time(until)) is not None:
+        frame = frame.where(F.col("time") < F.lit(end).cast("timestamp"))
+    return frame
+
+
+def graph_frame(warehouse: str | Path, spark: "SparkSession | None" = None, as_of: Any = None) -> Any:
+    """A GraphFrame of the built graph (as of a moment when given); needs the GraphFrames jar."""
+    from graphframes import GraphFrame
+
+    vertices, edges = load(warehouse, spark, as_of)
+    return GraphFrame(vertices, edges)

@@ -1,0 +1,206 @@
+"""The build job: accepted events -> facts (incremental) -> folded graph and Change records.
+
+Facts are extracted only for events not extracted before by the same mapping version (a
+changed mapping, SQL parser or id scheme re-extracts everything); the fold then always runs
+over all facts, so building after each week's ingest gives the same graph as one build over
+everything. Outputs replace the previous graph only once fully written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from lineage.facts import core
+from lineage.facts.extract import facts_of_event
+from lineage.graph import fold
+from lineage.graph.aliases import read_aliases
+from lineage.warehouse import Warehouse
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+EXTRACTED_DDL = "source string, event_id string, version string, facts int, extracted_at timestamp"
+# What the facts depend on: a change to any of these files re-extracts every event.
+VERSIONED_MODULES = ("lineage.facts", "lineage.events", "lineage.events.dataworks")
+VERSIONED_FILES = ("ids.py", "sqllineage.py")
+
+
+class NothingToBuild(ValueError):
+    """The warehouse holds no events (a usage error: ingest first)."""
+
+
+@dataclass
+class BuildResult:
+    """What one build did; ``to_json`` is ``build --json``."""
+
+    build_id: str
+    warehouse: str
+    mapping_version: str
+    reextracted: bool
+    events: int
+    new_events: int
+    new_facts: int
+    facts: int
+    failed_facts: int
+    mapping_errors: int
+    vertices: int
+    edges: int
+    changes: int
+    vertices_by_label: dict[str, int] = field(default_factory=dict)
+    edges_by_relationship: dict[str, int] = field(default_factory=dict)
+    error_examples: list[dict[str, object]] = field(default_factory=list)
+    aliases: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def mapping_version() -> str:
+    """A hash of the code that turns events into facts."""
+    digest = hashlib.sha256()
+    for package in VERSIONED_MODULES:
+        for entry in sorted(resources.files(package).iterdir(), key=lambda p: p.name):
+            if entry.name.endswith(".py"):
+                digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    for name in VERSIONED_FILES:
+        digest.update(name.encode() + b"\0" + resources.files("lineage").joinpath(name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def aliases_frame(spark: "SparkSession", path: str | Path | None, wh: Warehouse) -> tuple["DataFrame | None", int]:
+    """The alias table from ``path`` (or the warehouse's aliases.csv when present)."""
+    if path is None and wh.aliases.is_file():
+        path = wh.aliases
+    if path is None:
+        return None, 0
+    mapping = read_aliases(path)
+    if not mapping:
+        return None, 0
+    return spark.createDataFrame(sorted(mapping.items()), "alias string, canonical string"), len(mapping)
+
+
+def build(
+    warehouse: str | Path,
+    *,
+    spark: "SparkSession | None" = None,
+    aliases: str | Path | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> BuildResult:
+    """Build (or bring up to date) the graph of ``warehouse``."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    say = progress or (lambda _msg: None)
+    wh = Warehouse.at(warehouse)
+    if not Warehouse.has_data(wh.events):
+        raise NothingToBuild(f"no events in {wh.events}: run `lineage ingest PATH... --warehouse {wh.root}` first")
+    if spark is None:
+        from lineage.spark import get_spark
+
+        spark = get_spark("lineage-build")
+    alias_df, alias_count = aliases_frame(spark, aliases, wh)
+    version = mapping_version()
+    build_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
+
+    reextract = False
+    if Warehouse.has_data(wh.extracted):
+        versions = {r["version"] for r in spark.read.parquet(str(wh.extracted)).select("version").distinct().collect()}
+        reextract = versions != {version}
+    if reextract:
+        say(f"the event mapping changed (version {version}): re-extracting facts from every event")
+        shutil.rmtree(wh.facts, ignore_errors=True)
+        shutil.rmtree(wh.extracted, ignore_errors=True)
+
+    events = spark.read.parquet(str(wh.events)).select("source", "kind", "event_id", "event_time", "doc")
+    total_events = events.count()
+    new = events
+    if Warehouse.has_data(wh.extracted):
+        done = spark.read.parquet(str(wh.extracted)).select("source", "event_id")
+        new = events.join(done, ["source", "event_id"], "left_anti")
+    new = new.persist(StorageLevel.MEMORY_AND_DISK)
+    new_count = new.count()
+    new_facts = 0
+    if new_count:
+        say(f"extracting facts from {new_count} new event(s) of {total_events}")
+        rdd = new.rdd.flatMap(lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]))
+        facts_new = spark.createDataFrame(rdd, core.FACT_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+        new_facts = facts_new.count()
+        if new_facts:
+            facts_new.repartition("source").write.mode("append").partitionBy("source").parquet(str(wh.facts))
+        per_event = facts_new.groupBy("source", "event_id").agg(F.count(F.lit(1)).cast("int").alias("facts"))
+        extracted = (
+            new.select("source", "event_id")
+            .join(per_event, ["source", "event_id"], "left")
+            .select("source", "event_id", F.lit(version).alias("version"),
+                    F.coalesce("facts", F.lit(0)).cast("int").alias("facts"),
+                    F.current_timestamp().alias("extracted_at"))
+        )
+        extracted.coalesce(1).write.mode("append").parquet(str(wh.extracted))
+        facts_new.unpersist()
+    new.unpersist()
+
+    if Warehouse.has_data(wh.facts):
+        facts = spark.read.parquet(str(wh.facts))
+    else:
+        facts = spark.createDataFrame([], core.FACT_DDL)
+    facts = facts.select(*core.FACT_NAMES).persist(StorageLevel.MEMORY_AND_DISK)
+    say("folding facts into the temporal graph")
+    vertices, edges, changes = fold.fold(facts, alias_df)
+    staging = wh.graph / f".staging-{build_id}"
+    outputs = {"vertices": vertices, "edges": edges, "changes": changes}
+    for name, frame in outputs.items():
+        say(f"writing {name}")
+        frame.write.mode("overwrite").parquet(str(staging / name))
+    for name in outputs:
+        _swap(staging / name, wh.graph / name)
+    shutil.rmtree(staging, ignore_errors=True)
+
+    stored_v = spark.read.parquet(str(wh.vertices))
+    stored_e = spark.read.parquet(str(wh.edges))
+    by_label = {r["label"]: r["count"] for r in stored_v.groupBy("label").count().orderBy("label").collect()}
+    by_rel = {r["relationship"]: r["count"] for r in stored_e.groupBy("relationship").count().orderBy("relationship").collect()}
+    errors = facts.where(F.col("op") == core.ERROR)
+    examples = [
+        {"source": r["source"], "kind": r["kind"], "event_id": r["event_id"], "reason": r["properties"].get("reason")}
+        for r in errors.orderBy("source", "event_id").limit(10).collect()
+    ]
+    result = BuildResult(
+        build_id=build_id,
+        warehouse=str(wh.root),
+        mapping_version=version,
+        reextracted=reextract,
+        events=total_events,
+        new_events=new_count,
+        new_facts=new_facts,
+        facts=facts.where(F.col("op") != core.ERROR).count(),
+        failed_facts=facts.where(F.col("failed")).count(),
+        mapping_errors=errors.count(),
+        vertices=sum(by_label.values()),
+        edges=sum(by_rel.values()),
+        changes=spark.read.parquet(str(wh.changes)).count(),
+        vertices_by_label=by_label,
+        edges_by_relationship=by_rel,
+        error_examples=examples,
+        aliases=alias_count,
+    )
+    facts.unpersist()
+    wh.builds.mkdir(parents=True, exist_ok=True)
+    (wh.builds / f"{build_id}.json").write_text(json.dumps(result.to_json(), indent=2, default=str) + "\n")
+    return result
+
+
+def _swap(new: Path, target: Path) -> None:
+    """Replace ``target`` by ``new`` (both directories on the same file system)."""
+    old = target.with_name(f".old-{target.name}-{uuid.uuid4().hex[:8]}")
+    if target.exists():
+        target.rename(old)
+    new.rename(target)
+    shutil.rmtree(old, ignore_errors=True)

@@ -1,0 +1,252 @@
+"""Facts -> temporal graph, with Spark DataFrame operations only (nothing collected).
+
+* **Edges** are folded per ``(src, relationship, dst, qualifier)`` in time order (ties broken by
+  event id and fact sequence, so any input order gives the same result). An assert opens an
+  interval unless one is open; a retract closes it; an expiry (``valid_until``) closes it at that
+  time unless a later assert extends it. Each interval is one edge row ``valid_from/valid_to``.
+* **Vertices** are every id a fact names: first/last seen, event count, properties merged
+  (latest value per key wins), ``deleted_at`` when the latest vertex retract is after the
+  latest vertex assert.
+* **FEEDS** is derived: a Job or Node that READS ``a`` and WRITES ``b`` while both edges are
+  valid makes ``(a)-[:FEEDS]->(b)``; overlapping intervals of one table pair merge into one.
+* **Changes** are the ``change`` facts, one record each.
+
+Failed operations and mapping errors are skipped here (they stay in the facts dataset).
+"""
+
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+FAR_FUTURE = "9999-12-31 00:00:00"
+VIA_LIMIT = 20  # FEEDS keeps the most recent jobs/nodes it came through, and their count
+
+VERTEX_COLUMNS = ("id", "label", "name", "first_seen", "last_seen", "deleted_at", "event_count", "properties")
+EDGE_COLUMNS = (
+    "src", "dst", "relationship", "qualifier", "src_label", "dst_label", "valid_from", "valid_to",
+    "last_seen", "event_count", "closed_by", "properties",
+)
+CHANGE_COLUMNS = ("change_id", "entity_id", "entity_label", "kind", "time", "actor", "event_id", "source", "properties")
+
+_ORDER = ("event_time", "event_id", "seq")
+_EDGE_KEY = ("src_id", "relationship", "dst_id", "qualifier")
+
+
+def _far() -> Column:
+    return F.to_timestamp(F.lit(FAR_FUTURE))
+
+
+def resolve_aliases(facts: DataFrame, aliases: DataFrame | None) -> DataFrame:
+    """Replace every aliased id (src, dst, actor) by its canonical id (identity resolution)."""
+    if aliases is None:
+        return facts
+    table = F.broadcast(aliases.select(F.col("alias").alias("_a"), F.col("canonical").alias("_c")))
+    for column in ("src_id", "dst_id", "actor"):
+        facts = (
+            facts.join(table, facts[column] == table["_a"], "left")
+            .withColumn(column, F.coalesce(F.col("_c"), F.col(column)))
+            .drop("_a", "_c")
+        )
+    return facts
+
+
+def state_facts(facts: DataFrame) -> DataFrame:
+    """Facts that change or show state: not failed, not mapping errors, each fact once."""
+    return facts.where(~F.col("failed") & F.col("op").isin("assert", "retract", "observe", "change")).dropDuplicates(
+        ["event_id", "seq"]
+    )
+
+
+def _latest_props(rows: DataFrame, key: list[str]) -> DataFrame:
+    """Per key: a map of the latest value of every property (by time, event id, sequence)."""
+    exploded = rows.select(*key, *_ORDER, F.explode("properties").alias("pkey", "pvalue"))
+    window = Window.partitionBy(*key, "pkey").orderBy(*[F.col(c).desc_nulls_last() for c in _ORDER])
+    latest = exploded.withColumn("_rank", F.row_number().over(window)).where("_rank = 1")
+    return latest.groupBy(*key).agg(
+        F.map_from_entries(F.array_sort(F.collect_list(F.struct("pkey", "pvalue")))).alias("properties")
+    )
+
+
+def fold_vertices(facts: DataFrame) -> DataFrame:
+    """Every id a fact names, with its lifetime, properties and deletion."""
+    is_vertex_fact = F.col("relationship").isNull() & F.col("op").isin("assert", "retract", "observe")
+    mentions = facts.select(
+        F.col("src_id").alias("id"), F.col("src_label").alias("label"), *_ORDER,
+        F.when(is_vertex_fact, F.col("op")).alias("vop"),
+        F.when(is_vertex_fact & F.col("op").isin("assert", "observe"), F.col("properties")).alias("properties"),
+    ).unionByName(
+        facts.where(F.col("dst_id").isNotNull()).select(
+            F.col("dst_id").alias("id"), F.col("dst_label").alias("label"), *_ORDER,
+            F.lit(None).cast("string").alias("vop"), F.lit(None).cast("map<string,string>").alias("properties"),
+        )
+    )
+    base = mentions.groupBy("id").agg(
+        F.min("label").alias("label"),
+        F.min("event_time").alias("first_seen"),
+        F.max("event_time").alias("last_seen"),
+        F.countDistinct("event_id").alias("event_count"),
+        F.max(F.when(F.col("vop") == "assert", F.col("event_time"))).alias("_asserted"),
+        F.max(F.when(F.col("vop") == "retract", F.col("event_time"))).alias("_retracted"),
+    )
+    props = _latest_props(mentions.where(F.col("properties").isNotNull()), ["id"])
+    deleted = F.when(
+        F.col("_retracted").isNotNull() & (F.col("_asserted").isNull() | (F.col("_retracted") >= F.col("_asserted"))),
+        F.col("_retracted"),
+    )
+    return (
+        base.join(props, "id", "left")
+        .withColumn("properties", F.coalesce("properties", F.create_map().cast("map<string,string>")))
+        .withColumn("deleted_at", deleted)
+        .withColumn("name", F.coalesce(F.col("properties")["name"], F.regexp_extract("id", r"^[^:]*:[^:]*:(.*)$", 1)))
+        .select(*VERTEX_COLUMNS)
+    )
+
+
+def _expand_wildcards(edges: DataFrame) -> DataFrame:
+    """An edge retract without dst closes every (dst, qualifier) of that src and relationship."""
+    concrete = edges.where(F.col("dst_id").isNotNull())
+    wild = edges.where(F.col("dst_id").isNull()).drop("dst_id", "qualifier", "dst_label")
+    targets = concrete.select("src_id", "relationship", "dst_id", "qualifier", "dst_label").distinct()
+    expanded = wild.join(targets, ["src_id", "relationship"], "inner")
+    return concrete.unionByName(expanded.select(*concrete.columns))
+
+
+def fold_edges(facts: DataFrame) -> DataFrame:
+    """Assert/retract/expiry facts of each edge key -> one row per validity interval."""
+    edges = _expand_wildcards(facts.where(F.col("relationship").isNotNull() & F.col("op").isin("assert", "retract")))
+    ordered = Window.partitionBy(*_EDGE_KEY).orderBy(*_ORDER)
+    is_retract = (F.col("op") == "retract").cast("int")
+    edges = edges.withColumn(
+        "_grp", F.coalesce(F.sum(is_retract).over(ordered.rowsBetween(Window.unboundedPreceding, -1)), F.lit(0))
+    ).withColumn("_end", F.when(F.col("op") == "assert", F.coalesce("valid_until", _far())))
+    in_group = Window.partitionBy(*_EDGE_KEY, "_grp").orderBy(*_ORDER)
+    prev_end = F.max("_end").over(in_group.rowsBetween(Window.unboundedPreceding, -1))
+    opens = (F.col("op") == "assert") & (prev_end.isNull() | (prev_end < F.col("event_time")))
+    edges = edges.withColumn("_new", opens.cast("int")).withColumn(
+        "_interval", F.sum("_new").over(in_group.rowsBetween(Window.unboundedPreceding, 0))
+    )
+    edges = edges.where(F.col("_interval") > 0)  # a retract with nothing open closes nothing
+    interval_key = [*_EDGE_KEY, "_grp", "_interval"]
+    asserted = F.col("op") == "assert"
+    folded = edges.groupBy(*interval_key).agg(
+        F.min("src_label").alias("src_label"),
+        F.min("dst_label").alias("dst_label"),
+        F.min(F.when(asserted, F.col("event_time"))).alias("valid_from"),
+        F.max("_end").alias("_max_end"),
+        F.min(F.when(~asserted, F.col("event_time"))).alias("_retracted"),
+        F.max("event_time").alias("last_seen"),
+        F.countDistinct("event_id").alias("event_count"),
+    )
+    expiry = F.when(F.col("_max_end") < _far(), F.col("_max_end"))
+    closed_by_retract = F.col("_retracted").isNotNull() & (expiry.isNull() | (F.col("_retracted") <= expiry))
+    folded = (
+        folded.withColumn("valid_to", F.when(closed_by_retract, F.col("_retracted")).otherwise(expiry))
+        .withColumn("closed_by", F.when(closed_by_retract, "retract").when(expiry.isNotNull(), "expiry"))
+        .withColumn("expires_at", expiry)
+    )
+    props = _latest_props(edges.where(asserted), interval_key)
+    return (
+        folded.join(props, interval_key, "left")
+        .withColumn("properties", F.coalesce("properties", F.create_map().cast("map<string,string>")))
+        .withColumnRenamed("src_id", "src")
+        .withColumnRenamed("dst_id", "dst")
+        .select(*EDGE_COLUMNS)
+    )
+
+
+def merge_intervals(rows: DataFrame, key: list[str]) -> DataFrame:
+    """Number overlapping/touching ``[valid_from, valid_to)`` intervals per key into sessions
+    (``_session``); a null ``valid_to`` is open-ended, a null ``valid_from`` is the beginning."""
+    ordered = Window.partitionBy(*key).orderBy(F.col("valid_from").asc_nulls_first(), "valid_to", "via")
+    prev_end = F.max(F.coalesce("valid_to", _far())).over(ordered.rowsBetween(Window.unboundedPreceding, -1))
+    starts = prev_end.isNull() | (prev_end < F.col("valid_from"))
+    return rows.withColumn("_start", starts.cast("int")).withColumn(
+        "_session", F.sum("_start").over(ordered.rowsBetween(Window.unboundedPreceding, 0))
+    )
+
+
+def derive_feeds(edges: DataFrame) -> DataFrame:
+    """(a)-[:FEEDS {via}]->(b) for every Job/Node reading a and writing b while both are valid."""
+    reads = edges.where((F.col("relationship") == "READS") & F.col("src_label").isin("Job", "Node")).select(
+        F.col("src").alias("via"), F.col("dst").alias("a"), F.col("dst_label").alias("a_label"),
+        F.col("valid_from").alias("r_from"), F.col("valid_to").alias("r_to"), F.col("last_seen").alias("r_seen"),
+    )
+    writes = edges.where((F.col("relationship") == "WRITES") & F.col("src_label").isin("Job", "Node")).select(
+        F.col("src").alias("via"), F.col("dst").alias("b"), F.col("dst_label").alias("b_label"),
+        F.col("valid_from").alias("w_from"), F.col("valid_to").alias("w_to"), F.col("last_seen").alias("w_seen"),
+    )
+    pairs = (
+        reads.join(writes, "via")
+        .where(F.col("a") != F.col("b"))
+        .select(
+            "via", "a", "b", "a_label", "b_label",
+            F.greatest("r_from", "w_from").alias("valid_from"),
+            F.least("r_to", "w_to").alias("valid_to"),
+            F.greatest("r_seen", "w_seen").alias("last_seen"),
+        )
+        .where(F.col("valid_to").isNull() | F.col("valid_from").isNull() | (F.col("valid_to") > F.col("valid_from")))
+    )
+    sessions = merge_intervals(pairs, ["a", "b"])
+    recent = F.slice(
+        F.transform(
+            F.array_sort(F.collect_set(F.struct(F.col("last_seen"), F.col("via"))), lambda x, y: _desc(x, y)),
+            lambda s: s["via"],
+        ),
+        1,
+        VIA_LIMIT,
+    )
+    open_ended = F.max(F.col("valid_to").isNull().cast("int")) == 1
+    return (
+        sessions.groupBy("a", "b", "_session")
+        .agg(
+            F.min("a_label").alias("src_label"),
+            F.min("b_label").alias("dst_label"),
+            F.min("valid_from").alias("valid_from"),
+            F.when(open_ended, F.lit(None).cast("timestamp")).otherwise(F.max("valid_to")).alias("valid_to"),
+            F.max("last_seen").alias("last_seen"),
+            F.countDistinct("via").alias("event_count"),
+            recent.alias("_via"),
+        )
+        .select(
+            F.col("a").alias("src"), F.col("b").alias("dst"), F.lit("FEEDS").alias("relationship"),
+            F.lit("").alias("qualifier"), "src_label", "dst_label", "valid_from", "valid_to", "last_seen",
+            "event_count", F.lit(None).cast("string").alias("closed_by"),
+            F.create_map(
+                F.lit("via"), F.to_json("_via"), F.lit("via_count"), F.col("event_count").cast("string")
+            ).alias("properties"),
+        )
+    )
+
+
+def _desc(x: Column, y: Column) -> Column:
+    """Comparator: most recent first, then by id (deterministic)."""
+    return (
+        F.when(x["last_seen"] > y["last_seen"], -1)
+        .when(x["last_seen"] < y["last_seen"], 1)
+        .when(x["via"] < y["via"], -1)
+        .when(x["via"] > y["via"], 1)
+        .otherwise(0)
+    )
+
+
+def fold_changes(facts: DataFrame) -> DataFrame:
+    """Change facts -> Change records (the inputs of blast radius and the report)."""
+    changes = facts.where(F.col("op") == "change")
+    return changes.select(
+        F.sha2(F.concat_ws("|", "event_id", F.col("seq").cast("string")), 256).substr(1, 32).alias("change_id"),
+        F.col("src_id").alias("entity_id"),
+        F.col("src_label").alias("entity_label"),
+        F.col("relationship").alias("kind"),
+        F.col("event_time").alias("time"),
+        "actor", "event_id", "source", "properties",
+    )
+
+
+def fold(facts: DataFrame, aliases: DataFrame | None = None) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """All facts -> (vertices, edges, changes)."""
+    state = state_facts(resolve_aliases(facts, aliases))
+    edges = fold_edges(state)
+    edges = edges.unionByName(derive_feeds(edges))
+    vertices = fold_vertices(state)
+    return vertices, edges, fold_changes(state)

@@ -1,0 +1,182 @@
+"""Canonical vertex ids (DESIGN.md's contract) and the fixed label vocabulary.
+
+``<label-lowercase>:<namespace>:<key>``. Every source names the same MaxCompute table, user or
+project in its own way (DataWorks GUIDs ``odps.<project>.<table>``, MaxCompute ``ProjectName`` +
+``TableName``, DataHub dataset URNs); the functions here are the only place those spellings
+become one id, so identity resolution is a property of the id, not of a later merge.
+MaxCompute and DataHub names are case-insensitive: they are lower-cased.
+"""
+
+from __future__ import annotations
+
+import re
+
+# label (as stored and exported) -> id prefix. Labels and relationship types of the graph come
+# only from these tables, never from event text (they become Neo4j labels/types).
+LABELS: dict[str, str] = {
+    "Table": "table",
+    "Column": "column",
+    "User": "user",
+    "Role": "role",
+    "Label": "label",
+    "Project": "project",
+    "Node": "node",
+    "Instance": "instance",
+    "Dag": "dag",
+    "Flow": "flow",
+    "Baseline": "baseline",
+    "File": "file",
+    "Job": "job",
+    "Tag": "tag",
+    "GlossaryTerm": "glossaryterm",
+    "Domain": "domain",
+    "QualityRule": "qualityrule",
+    "Dashboard": "dashboard",
+    "Chart": "chart",
+    "DataFlow": "dataflow",
+    "DataJob": "datajob",
+    "StructuredProperty": "structuredproperty",
+    "Proposal": "proposal",
+    "Approval": "approval",
+    "Resource": "resource",
+    "Function": "function",
+    "Entity": "entity",
+}
+LABEL_OF_PREFIX: dict[str, str] = {prefix: label for label, prefix in LABELS.items()}
+
+RELATIONSHIPS: frozenset[str] = frozenset({
+    "CAN_ACCESS", "HAS_ROLE", "MEMBER_OF", "OWNS", "READS", "WRITES", "FEEDS", "HAS_INSTANCE",
+    "IN_DAG", "IN_FLOW", "IN_BASELINE", "DEFINES", "HAS_COLUMN", "TAGGED", "HAS_TERM", "IN_DOMAIN",
+    "CHECKS", "DOWNLOADED", "UPLOADED", "IN_PROJECT", "HAS_LABEL", "HAS_PROPERTY", "PROPOSED",
+    "CONTAINS",
+})
+"""Edge relationship types (DESIGN.md's list plus HAS_LABEL for MaxCompute label security,
+HAS_PROPERTY for DataHub structured properties, PROPOSED for pending action requests and
+CONTAINS for DataHub containment such as dashboard -> chart)."""
+
+CHANGE_KINDS: frozenset[str] = frozenset({
+    "create", "schema_change", "drop", "deprecation", "undeprecation", "field_removal",
+    "node_create", "node_update", "node_delete", "node_deploy", "node_undeploy", "node_freeze",
+    "node_unfreeze", "project_deletion", "permission_change", "owner_change", "tag_change",
+    "term_change", "domain_change",
+})
+"""Kinds of Change records (the inputs of blast radius and the weekly report)."""
+
+
+def norm(value: object) -> str:
+    """Case-insensitive names (MaxCompute, DataHub) compare lower-cased and stripped."""
+    return str(value).strip().lower()
+
+
+def make(label: str, namespace: str, key: str) -> str:
+    return f"{LABELS[label]}:{namespace}:{key}"
+
+
+def label_of(vertex_id: str) -> str:
+    """The label a canonical id belongs to (``table:maxcompute:p.t`` -> ``Table``)."""
+    prefix = vertex_id.split(":", 1)[0]
+    return LABEL_OF_PREFIX.get(prefix, "Entity")
+
+
+def key_of(vertex_id: str) -> str:
+    """The key part of a canonical id: what a vertex is called when nothing better is known."""
+    parts = vertex_id.split(":", 2)
+    return parts[2] if len(parts) == 3 else vertex_id
+
+
+# --------------------------------------------------------------------------------------------
+# tables
+# --------------------------------------------------------------------------------------------
+
+MAXCOMPUTE_PLATFORMS = frozenset({"maxcompute", "odps"})
+"""DataHub platform names / DataWorks table types that mean a MaxCompute table."""
+
+
+def table(project: str, name: str, platform: str = "maxcompute") -> str:
+    """``table:maxcompute:<project>.<table>``; a name already qualified keeps its own project."""
+    name = norm(name)
+    if "." in name and norm(platform) in MAXCOMPUTE_PLATFORMS:
+        return make("Table", "maxcompute", name)
+    platform = "maxcompute" if norm(platform) in MAXCOMPUTE_PLATFORMS else norm(platform)
+    return make("Table", platform, f"{norm(project)}.{name}" if project else name)
+
+
+def table_from_qualified(qualified: str, default_project: str | None = None) -> str | None:
+    """``project.table`` (or a bare ``table`` with a default project) -> a MaxCompute table id."""
+    text = norm(qualified).strip("`")
+    if not text:
+        return None
+    parts = [p.strip("`") for p in text.split(".")]
+    if len(parts) == 1:
+        return make("Table", "maxcompute", f"{norm(default_project)}.{parts[0]}") if default_project else None
+    if len(parts) == 3:  # project.schema.table (MaxCompute schemas): keep all three levels
+        return make("Table", "maxcompute", ".".join(parts))
+    return make("Table", "maxcompute", ".".join(parts[-2:]))
+
+
+_DATAWORKS_GUID = re.compile(r"^(odps|maxcompute)\.(?P<rest>.+)$", re.IGNORECASE)
+
+
+def table_from_guid(guid: str) -> str | None:
+    """DataWorks table GUIDs: ``odps.<project>.<table>`` (the MaxCompute table); else None."""
+    match = _DATAWORKS_GUID.match(guid.strip())
+    if not match:
+        return None
+    rest = match.group("rest")
+    return table_from_qualified(rest) if "." in rest else None
+
+
+def column(table_id: str, field: str) -> str:
+    """``column:<platform>:<project>.<table>.<field>`` from the table's id."""
+    _, platform, key = table_id.split(":", 2)
+    return f"column:{platform}:{key}.{norm(field)}"
+
+
+# --------------------------------------------------------------------------------------------
+# principals, projects, roles
+# --------------------------------------------------------------------------------------------
+
+
+def aliyun_user(uid: str) -> str:
+    return make("User", "aliyun", str(uid).strip())
+
+
+def maxcompute_user(account: str) -> str:
+    """``aliyun$bob@aliyun.com``, ``ram$x@y.com:sub``: MaxCompute account names, lower-cased."""
+    return make("User", "maxcompute", norm(account))
+
+
+def dataphin_user(internal_id: str) -> str:
+    return make("User", "dataphin", str(internal_id).strip())
+
+
+def datahub_user(corpuser: str) -> str:
+    """``urn:li:corpuser:bob`` or ``bob`` -> ``user:datahub:bob``."""
+    text = str(corpuser).strip()
+    for prefix in ("urn:li:corpuser:", "urn:li:corpGroup:", "urn:li:corpgroup:"):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    return make("User", "datahub", norm(text))
+
+
+def maxcompute_project(name: str) -> str:
+    return make("Project", "maxcompute", norm(name))
+
+
+def dataworks_project(workspace_id: str) -> str:
+    return make("Project", "dataworks", str(workspace_id).strip())
+
+
+def role(project: str, name: str) -> str:
+    return make("Role", "maxcompute", f"{norm(project)}.{norm(name)}")
+
+
+def dataworks(label: str, key: object) -> str:
+    """DataWorks objects keyed by their numeric id: Node, Instance, Dag, Flow, Baseline, File."""
+    return make(label, "dataworks", str(key).strip())
+
+
+def datahub(label: str, key: object) -> str:
+    """DataHub objects by urn key, case kept (urns are case-sensitive): Tag, GlossaryTerm,
+    Domain, StructuredProperty, Proposal, Chart/Dashboard/DataFlow/DataJob (``<platform>.<name>``)."""
+    return make(label, "datahub", str(key).strip())
