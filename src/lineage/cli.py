@@ -106,6 +106,55 @@ def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool
 
 
 @main.command()
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--aliases", type=click.Path(path_type=Path, exists=True, dir_okay=False),
+              help="Identity alias CSV (alias,canonical); default: WAREHOUSE/aliases.csv when present.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
+def build(warehouse: Path, aliases: Path | None, as_json: bool) -> None:
+    """Turn the ingested events into facts and the temporal graph (WAREHOUSE/graph)."""
+    result = _run_build(warehouse, aliases, quiet=as_json)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), default=str))
+    else:
+        _print_build(result)
+
+
+def _run_build(warehouse: Path, aliases: Path | None, quiet: bool = False):
+    from lineage.graph.aliases import AliasError
+    from lineage.graph.build import NothingToBuild
+    from lineage.graph.build import build as run_build
+
+    try:
+        result = run_build(warehouse, aliases=aliases, progress=None if quiet else (lambda m: say(f"build: {m}")))
+    except (NothingToBuild, AliasError) as exc:
+        raise InputError(str(exc)) from None
+    if result.mapping_errors:
+        say(f"{result.mapping_errors} event(s) could not be mapped to facts (kept in WAREHOUSE/facts with op=error); "
+            f"first: {result.error_examples[0]['source']} {result.error_examples[0]['event_id']}: "
+            f"{result.error_examples[0]['reason']}")
+    return result
+
+
+def _print_build(result) -> None:
+    out = Console()
+    out.print(f"build {result.build_id}: {result.events} events ({result.new_events} new) -> "
+              f"{result.facts} facts ({result.new_facts} new, {result.failed_facts} from failed operations) -> "
+              f"{result.vertices} vertices, {result.edges} edges, {result.changes} changes", markup=False, soft_wrap=True)
+    table = Table(title="graph")
+    table.add_column("vertices by label")
+    table.add_column("count", justify="right")
+    table.add_column("edges by relationship")
+    table.add_column("count", justify="right")
+    labels, rels = list(result.vertices_by_label.items()), list(result.edges_by_relationship.items())
+    for i in range(max(len(labels), len(rels))):
+        left = labels[i] if i < len(labels) else ("", "")
+        right = rels[i] if i < len(rels) else ("", "")
+        table.add_row(left[0], str(left[1]), right[0], str(right[1]))
+    out.print(table)
+    out.print(f"graph written to {result.warehouse}/graph (vertices, edges, changes)", markup=False, soft_wrap=True)
+
+
+@main.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("demo-out"), show_default=True,
               help="Where the sample events and the warehouse go.")
 @click.option("--days", type=click.IntRange(1, 3650), default=7, show_default=True, help="Days of generated activity.")
@@ -120,8 +169,10 @@ def demo(out: Path, days: int) -> None:
     with _progress(True) as progress:
         result = run_ingest([events], out / "warehouse", progress=progress)
     _print_ingest(result)
-    say(f"demo: warehouse at {result.warehouse}; {result.total.quarantined} deliberately broken "
-        f"record(s) are in {result.quarantine_path}")
+    say(f"demo: {result.total.quarantined} deliberately broken record(s) are in {result.quarantine_path}")
+    built = _run_build(out / "warehouse", None)
+    _print_build(built)
+    say(f"demo: warehouse at {result.warehouse}")
 
 
 class _progress:
