@@ -129,10 +129,13 @@ def maxcompute_events(days: int, ids: _Ids) -> Iterator[dict[str, Any]]:
         "ObjectType": "PROJECT", "CurrentProject": PROJECT, "UserName": ACCOUNTS["contractor"],
         "OperationText": f"grant role_etl_reader to {ACCOUNTS['contractor']};"})
     for day in range(days):
-        for step, (_node_id, name, target, sources) in enumerate(PIPELINE):
+        for step, (node_id, name, target, sources) in enumerate(PIPELINE):
             begin = START + timedelta(days=day, minutes=10 * step, seconds=30)
             instance = ids.instance(begin)
-            common = {"TaskName": f"{name}_{begin:%Y%m%d}", "InstanceId": instance, "TaskType": "SQL", "OperationText": _sql(target, sources)}
+            common = {"TaskName": f"{name}_{begin:%Y%m%d}", "InstanceId": instance, "TaskType": "SQL",
+                      "OperationText": _sql(target, sources),
+                      # DataWorks-scheduled jobs carry their node and instance ids in the job settings
+                      "SKYNET_ID": str(node_id), "SKYNET_TASKID": str(4532688169 + day * 100 + step)}
             yield event("InsertJob", "JobEvent", begin, OWNER_UID, {"Instance": [instance]}, common)
             failed = day == days - 1 and target == "dws_sales_daily"  # the last day's run fails
             done = {**common, "Status": "Failed" if failed else "Terminated"}
@@ -154,7 +157,8 @@ def dataphin_events(days: int, ids: _Ids) -> Iterator[dict[str, Any]]:
             "event_version": "N/A", "user_identity": user, "source_ip": "203.0.113.7", "trace_id": ids.uuid().replace("-", ""),
             "span_id": "0", "resource_id": f"{PROJECT}.ods_users", "resource_name": "ods_users", "resource_type": "Table",
             "region": "cn-hangzhou", "tenant_id": "300001001",
-            "request_parameter_json": json.dumps({"objectType": "TABLE", "objectName": f"{PROJECT}.ods_users", "privileges": ["SELECT"]}),
+            "request_parameter_json": json.dumps({"objectType": "TABLE", "objectName": f"{PROJECT}.ods_users",
+                                                  "privileges": ["SELECT"], "grantee": "300010002"}),
         }
 
 
