@@ -33,7 +33,7 @@ def test_the_document_names_the_facts_users_rely_on():
         "| retract | (User)-[:CAN_ACCESS]->(Table)",
         "| assert | (Job)-[:READS]->(Table)",
         "| assert | (Node)-[:HAS_INSTANCE]->(Instance)",
-        "| assert | (Table)-[:TAGGED]->(Tag)",
+        "| assert | (Table\\|Column\\|Chart\\|Dashboard\\|DataFlow\\|DataJob)-[:TAGGED]->(Tag)",
         "| change | Change `drop` on (Table)",
     ):
         assert row in text, row

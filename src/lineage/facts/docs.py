@@ -42,16 +42,29 @@ Relationships: {relationships}. Change kinds: {changes}.
 """
 
 
-def _row(emit: core.Emit) -> str:
-    if emit.op == "change":
-        fact = f"Change `{emit.rel}` on ({emit.src})"
-    elif emit.rel is None:
-        fact = f"({emit.src})"
-    else:
-        fact = f"({emit.src})-[:{emit.rel}]->({emit.dst})"
-    props = ", ".join(f"`{p}`" for p in emit.extra)
-    note = emit.note.replace("|", "\\|").replace("\n", " ")
-    return f"| {emit.op} | {fact} | {note} | {props} |"
+def _rows(emits: tuple[core.Emit, ...]) -> list[str]:
+    """One line per distinct (op, relationship, note, properties); label variants are merged
+    (``(User|Role)-[:CAN_ACCESS]->(Table|Project)``) so the table stays readable."""
+    merged: dict[tuple, tuple[list[str], list[str]]] = {}
+    for emit in emits:
+        srcs, dsts = merged.setdefault((emit.op, emit.rel, emit.rel is None, emit.note, emit.extra), ([], []))
+        if emit.src not in srcs:
+            srcs.append(emit.src)
+        if emit.dst and emit.dst not in dsts:
+            dsts.append(emit.dst)
+    lines = []
+    for (op, rel, _, note, extra), (srcs, dsts) in merged.items():
+        src, dst = "\\|".join(srcs), "\\|".join(dsts)  # an escaped pipe inside a table cell
+        if op == "change":
+            fact = f"Change `{rel}` on ({src})"
+        elif rel is None:
+            fact = f"({src})"
+        else:
+            fact = f"({src})-[:{rel}]->({dst})"
+        props = ", ".join(f"`{p}`" for p in extra)
+        text = note.replace("|", "\\|").replace("\n", " ")
+        lines.append(f"| {op} | {fact} | {text} | {props} |")
+    return lines
 
 
 def _kinds(kinds: list[str]) -> str:
@@ -71,7 +84,7 @@ def render_source(module: ModuleType) -> str:
         if not emits:
             lines += ["No facts.", ""]
             continue
-        lines += ["| op | fact | ids from | properties |", "|---|---|---|---|", *(_row(e) for e in emits), ""]
+        lines += ["| op | fact | ids from | properties |", "|---|---|---|---|", *_rows(emits), ""]
     ignored = getattr(module, "IGNORED", {})
     if ignored:
         lines += ["### Kinds without facts", "", "| kind | why |", "|---|---|"]
