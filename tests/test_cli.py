@@ -72,3 +72,31 @@ def test_missing_path_and_bad_usage_exit_2(tmp_path, warehouse):
     assert result.exit_code == 2 and "no such file or directory" in result.stderr
     assert run("ingest", tmp_path).exit_code == 2  # --warehouse is required
     assert run("ingest", tmp_path, "--warehouse", warehouse, "--engine", "fast").exit_code == 2
+
+
+def test_build_all_seed_samples_maps_every_event(spark, warehouse):
+    """Every accepted seed sample goes through the mappings without a mapping error."""
+    assert run("ingest", DATA, "--exclude", "*.expect.json", "--warehouse", warehouse).exit_code == 0
+    result = run("build", "--warehouse", warehouse, "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert doc["mapping_errors"] == 0, doc["error_examples"]
+    assert doc["events"] == doc["new_events"] > 100
+    assert doc["vertices"] == sum(doc["vertices_by_label"].values()) > 0
+    assert {"CAN_ACCESS", "HAS_ROLE", "MEMBER_OF", "TAGGED", "HAS_COLUMN"} <= set(doc["edges_by_relationship"])
+    assert (warehouse / "graph" / "vertices").is_dir() and (warehouse / "graph" / "edges").is_dir()
+
+
+def test_build_without_events_is_a_usage_error(tmp_path):
+    result = run("build", "--warehouse", tmp_path / "empty")
+    assert result.exit_code == 2
+    assert "no events in" in result.stderr and "lineage ingest" in result.stderr
+
+
+def test_build_with_a_bad_alias_file_names_file_and_line(spark, warehouse, tmp_path):
+    run("ingest", DATA / "datahub", "--exclude", "*.expect.json", "--warehouse", warehouse)
+    aliases = tmp_path / "aliases.csv"
+    aliases.write_text("alias,canonical\nuser:datahub:bob,user:aliyun:1\nuser:datahub:bob,table:maxcompute:p.t\n")
+    result = run("build", "--warehouse", warehouse, "--aliases", aliases)
+    assert result.exit_code == 2
+    assert f"{aliases}:3:" in result.stderr

@@ -19,6 +19,7 @@ documented steps that never look for table names themselves:
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -26,6 +27,9 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
+
+# sqlglot warns on every statement it can only keep as a raw command; we report those ourselves
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 
 @dataclass(frozen=True)
