@@ -1,4 +1,4 @@
-"""A multi-platform scenario (tests/data/scenario) built end to end: ingest -> build -> graph.
+"""A multi-platform scenario (tests/scenario) built end to end: ingest -> build -> graph.
 
 Four platforms name the same MaxCompute tables and the same people in their own ways
 (``SALES_DW.Customers`` in a DataHub urn, ``odps`` as platform, ``Orders_Daily``, a DataWorks
@@ -22,7 +22,7 @@ from lineage.graph import api
 from lineage.graph.build import build
 from lineage.ingest.pipeline import ingest
 
-SCENARIO = Path(__file__).parent / "data" / "scenario"
+SCENARIO = Path(__file__).parent / "scenario"
 ALIASES = SCENARIO / "aliases.csv"
 
 
