@@ -154,6 +154,107 @@ def _print_build(result) -> None:
     out.print(f"graph written to {result.warehouse}/graph (vertices, edges, changes)", markup=False, soft_wrap=True)
 
 
+ENGINE_CHOICE = click.Choice(["auto", "local", "spark"])
+
+
+def _analysis_errors(call):
+    """Run an analysis call; bad ids, times or a missing graph are usage errors (exit 2)."""
+    from lineage.analysis.api import UnknownIds
+    from lineage.graph.api import GraphNotBuilt
+
+    try:
+        return call()
+    except (UnknownIds, GraphNotBuilt) as exc:
+        raise InputError(str(exc)) from None
+    except ValueError as exc:
+        if "not a time" in str(exc) or "engine" in str(exc):
+            raise InputError(str(exc)) from None
+        raise
+
+
+@main.command()
+@click.argument("ids", nargs=-1, required=True)
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--as-of", "as_of", metavar="ISO", help="Ask about the graph as it was then (default: now).")
+@click.option("--max-depth", type=click.IntRange(1, None), help="Stop after this many hops.")
+@click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True,
+              help="networkx in memory (local) or GraphFrames (spark); auto picks by graph size.")
+@click.option("--relationship", "relationships", multiple=True, metavar="REL",
+              help="Follow only these relationships (repeatable; default: every impact rule).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: int | None, engine: str,
+           relationships: tuple[str, ...], as_json: bool) -> None:
+    """If these vertices change, what breaks and who will notice (downstream impact)."""
+    from lineage.analysis.api import impact as run_impact
+
+    result = _analysis_errors(lambda: run_impact(warehouse, ids, as_of=as_of, max_depth=max_depth, engine=engine,
+                                                 relationships=relationships or None))
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+        return
+    out = Console()
+    table = Table(title=f"impact of {', '.join(ids)} as of {result.as_of.isoformat()} ({result.engine} engine)")
+    for column in ("distance", "label", "id", "path"):
+        table.add_column(column, justify="right" if column == "distance" else "left", overflow="fold")
+    for a in result.affected:
+        table.add_row(str(a.distance), a.label, a.id, " -> ".join(a.path))
+    out.print(table)
+    summary = ", ".join(f"{label} {count}" for label, count in result.summary.items()) or "nothing"
+    out.print(f"affected: {len(result.affected)} ({summary})", markup=False, soft_wrap=True)
+
+
+@main.command()
+@click.argument("target")
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--as-of", "as_of", metavar="ISO", help="Ask about access as it was then (default: now).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+def access(target: str, warehouse: Path, as_of: str | None, as_json: bool) -> None:
+    """Who can read TARGET, through which grants, and since when."""
+    from lineage.analysis.api import access as run_access
+
+    result = _analysis_errors(lambda: run_access(warehouse, target, as_of=as_of))
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+        return
+    out = Console()
+    table = Table(title=f"who can access {target} as of {result.as_of.isoformat()}")
+    for column in ("principal", "label", "privileges", "how", "path"):
+        table.add_column(column, overflow="fold")
+    for p in result.principals:
+        how = ", ".join(getattr(p, "kinds", ()) or ())
+        table.add_row(p.id, p.label, ", ".join(p.privileges), how, " -> ".join(p.paths[0]))
+    out.print(table)
+    out.print(f"{len(result.principals)} principal(s)", markup=False)
+
+
+@main.command("blast-radius")
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--since", metavar="DATE", help="Changes at or after this time.")
+@click.option("--until", metavar="DATE", help="Changes before this time.")
+@click.option("--max-depth", type=click.IntRange(1, None), help="Stop after this many hops.")
+@click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True)
+@click.option("--top", type=click.IntRange(1, None), default=20, show_default=True, help="Rows in the table.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+def blast_radius_command(warehouse: Path, since: str | None, until: str | None, max_depth: int | None, engine: str,
+                         top: int, as_json: bool) -> None:
+    """Every change in a time window, what it affects and its impact score, ranked."""
+    from lineage.analysis.api import blast
+
+    ranked = _analysis_errors(lambda: blast(warehouse, since=since, until=until, engine=engine, max_depth=max_depth))
+    if as_json:
+        click.echo(json.dumps({"since": since, "until": until, "changes": [r.to_json() for r in ranked]}))
+        return
+    out = Console()
+    table = Table(title=f"blast radius of {len(ranked)} change(s)")
+    for column in ("score", "time", "kind", "entity", "actor", "affected"):
+        table.add_column(column, justify="right" if column == "score" else "left", overflow="fold")
+    for r in ranked[:top]:
+        summary = ", ".join(f"{label} {count}" for label, count in r.summary.items()) or "-"
+        table.add_row(f"{r.score:g}", r.time.isoformat() if r.time else "-", r.kind, r.entity_id, r.actor or "-", summary)
+    out.print(table)
+    out.print("score = kind factor x sum(label weight / distance); see README 'Blast radius'", markup=False)
+
+
 @main.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("demo-out"), show_default=True,
               help="Where the sample events and the warehouse go.")
@@ -161,7 +262,7 @@ def _print_build(result) -> None:
 def demo(out: Path, days: int) -> None:
     """Generate sample events of all four platforms and run the pipeline on them end to end."""
     from lineage.ingest.pipeline import ingest as run_ingest
-    from lineage.samples import write_samples
+    from lineage.samples import ALIASES, write_samples
 
     events = out / "events"
     files = write_samples(events, days=days)
@@ -170,6 +271,9 @@ def demo(out: Path, days: int) -> None:
         result = run_ingest([events], out / "warehouse", progress=progress)
     _print_ingest(result)
     say(f"demo: {result.total.quarantined} deliberately broken record(s) are in {result.quarantine_path}")
+    aliases = out / "warehouse" / "aliases.csv"
+    aliases.write_text(ALIASES)
+    say(f"demo: identity aliases (the same people on several platforms) in {aliases}")
     built = _run_build(out / "warehouse", None)
     _print_build(built)
     say(f"demo: warehouse at {result.warehouse}")

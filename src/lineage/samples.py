@@ -92,7 +92,8 @@ def dataworks_events(days: int, ids: _Ids) -> Iterator[dict[str, Any]]:
         for step, (node_id, _name, _target, _sources) in enumerate(PIPELINE):
             begin = START + timedelta(days=day, minutes=10 * step)
             task_id = 4532688169 + day * 100 + step
-            for status, offset in ((4, 0), (6, 8)):  # running, then success
+            failing = day == days - 1 and node_id == 700100004  # the last day's dws_sales_daily run fails
+            for status, offset in ((4, 0), (5 if failing else 6, 8)):  # running, then success (6) or failure (5)
                 moment = begin + timedelta(minutes=offset)
                 yield cloudevent("dataworks:InstanceStatusChanges:InstanceStatusChanges", "instance-status-changes", moment, {
                     "beginWaitTimeTime": _ms(begin), "dagId": dag_id, "dagType": 0, "taskType": 0,
@@ -128,6 +129,24 @@ def maxcompute_events(days: int, ids: _Ids) -> Iterator[dict[str, Any]]:
     yield event("GrantRole", "PrivilegeEvent", setup, OWNER_UID, {"User": [ACCOUNTS["contractor"]]}, {
         "ObjectType": "PROJECT", "CurrentProject": PROJECT, "UserName": ACCOUNTS["contractor"],
         "OperationText": f"grant role_etl_reader to {ACCOUNTS['contractor']};"})
+    backup = "tmp_orders_backup"
+    yield event("CreateTable", "TableEvent", setup, OWNER_UID, {"Table": [backup]},
+                {"TableName": backup, "Source": "INSTANCE", "OperationText": "CREATE_TABLE"})
+    yield event("GrantACL", "PrivilegeEvent", setup, OWNER_UID, {"User": [ACCOUNTS["contractor"]]}, {
+        "ObjectType": "TABLE", "ObjectName": backup, "UserName": ACCOUNTS["contractor"], "CurrentProject": PROJECT,
+        "OperationText": f"grant select on table {backup} to user {ACCOUNTS['contractor']};"})
+    yield event("DropTable", "TableEvent", START + timedelta(days=min(1, days - 1), hours=9), OWNER_UID, {"Table": [backup]},
+                {"TableName": backup, "Source": "INSTANCE", "OperationText": "DROP_TABLE"})
+    yield event("ChangeTable", "TableEvent", START + timedelta(days=(days - 1) // 2, hours=10), OWNER_UID,
+                {"Table": ["dwd_orders"]}, {"TableName": "dwd_orders", "Source": "INSTANCE", "OperationText": "ALTER_TABLE_ADD_COLUMNS"})
+    yield event("RevokeRole", "PrivilegeEvent", START + timedelta(days=days - 1, hours=12), OWNER_UID,
+                {"User": [ACCOUNTS["contractor"]]}, {
+                    "ObjectType": "PROJECT", "CurrentProject": PROJECT, "UserName": ACCOUNTS["contractor"],
+                    "OperationText": f"revoke role_etl_reader from {ACCOUNTS['contractor']};"})
+    yield event("PutRolePolicy", "PrivilegeEvent", setup, OWNER_UID, {"Role": ["role_etl_reader"]}, {
+        "RoleName": "role_etl_reader", "CurrentProject": PROJECT,
+        "OperationText": json.dumps({"Version": "1", "Statement": [{"Effect": "Allow", "Action": ["odps:Select"],
+                                     "Resource": [f"acs:odps:*:projects/{PROJECT}/tables/dwd_orders"]}]})})
     for day in range(days):
         for step, (node_id, name, target, sources) in enumerate(PIPELINE):
             begin = START + timedelta(days=day, minutes=10 * step, seconds=30)
@@ -181,6 +200,14 @@ def datahub_events(ids: _Ids) -> Iterator[dict[str, Any]]:
                "modifier": "urn:li:corpuser:dw_owner",
                "parameters": {"ownerUrn": "urn:li:corpuser:dw_owner", "ownerType": "TECHNICAL_OWNER"}, "auditStamp": stamp}
 
+
+ALIASES = f"""# one person, several platforms: the DataWorks UID is the canonical identity
+alias,canonical
+user:maxcompute:{ACCOUNTS[OWNER_UID].lower()},user:aliyun:{OWNER_UID}
+user:datahub:dw_owner,user:aliyun:{OWNER_UID}
+user:maxcompute:{ACCOUNTS[ANALYST_UID].lower()},user:aliyun:{ANALYST_UID}
+"""
+"""The demo's identity alias file (written to WAREHOUSE/aliases.csv)."""
 
 BROKEN_LINES = (
     '{"eventId": "broken-1", "eventName": "InsertJob", "eventType": "JobEvent", "serviceName": "MaxCompute"',  # truncated

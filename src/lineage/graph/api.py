@@ -98,3 +98,61 @@ def graph_frame(warehouse: str | Path, spark: "SparkSession | None" = None, as_o
 
     vertices, edges = load(warehouse, spark, as_of)
     return GraphFrame(vertices, edges)
+
+
+# --------------------------------------------------------------------------------------------
+# the same graph as plain rows, without Spark (the local engine, notebooks, the report)
+# --------------------------------------------------------------------------------------------
+
+
+def _read_rows(path: Path) -> list[dict[str, Any]]:
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(str(path)).to_pylist()
+    for row in rows:
+        if isinstance(row.get("properties"), list):  # parquet maps come back as (key, value) pairs
+            row["properties"] = dict(row["properties"])
+    return rows
+
+
+def valid_at(row: dict[str, Any], moment: datetime) -> bool:
+    """An edge row's interval ``[valid_from, valid_to)`` contains ``moment`` (nulls are open)."""
+    start, end = row.get("valid_from"), row.get("valid_to")
+    return (start is None or start <= moment) and (end is None or end > moment)
+
+
+def exists_at(row: dict[str, Any], moment: datetime) -> bool:
+    """A vertex row was first seen by ``moment`` and not deleted by then."""
+    first, deleted = row.get("first_seen"), row.get("deleted_at")
+    return (first is None or first <= moment) and (deleted is None or deleted > moment)
+
+
+def rows_at(
+    vertices: list[dict[str, Any]], edges: list[dict[str, Any]], moment: datetime | None
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The rows as of ``moment`` (all of them when None): the pure twin of ``at``."""
+    if moment is None:
+        return vertices, edges
+    return [v for v in vertices if exists_at(v, moment)], [e for e in edges if valid_at(e, moment)]
+
+
+def load_rows(warehouse: str | Path, as_of: Any = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(vertices, edges) as lists of dicts read with pyarrow (no JVM), as of a moment when given."""
+    wh = Warehouse.at(warehouse)
+    if not wh.vertices.is_dir():
+        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    return rows_at(_read_rows(wh.vertices), _read_rows(wh.edges), to_time(as_of))
+
+
+def change_rows(warehouse: str | Path, since: Any = None, until: Any = None) -> list[dict[str, Any]]:
+    """Change records with ``since <= time < until`` as dicts (no JVM), oldest first."""
+    wh = Warehouse.at(warehouse)
+    if not wh.changes.is_dir():
+        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    start, end = to_time(since), to_time(until)
+    rows = [
+        c for c in _read_rows(wh.changes)
+        if (start is None or (c["time"] is not None and c["time"] >= start))
+        and (end is None or (c["time"] is not None and c["time"] < end))
+    ]
+    return sorted(rows, key=lambda c: (c["time"] is None, c["time"].timestamp() if c["time"] else 0.0, c["change_id"]))
