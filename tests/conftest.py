@@ -23,3 +23,18 @@ def spark():
 @pytest.fixture
 def warehouse(tmp_path: Path) -> Path:
     return tmp_path / "warehouse"
+
+
+SCENARIO = Path(__file__).parent / "scenario"
+
+
+@pytest.fixture(scope="session")
+def scenario_warehouse(spark, tmp_path_factory) -> Path:
+    """tests/scenario ingested and built once (with its alias file); read-only for tests."""
+    from lineage.graph.build import build
+    from lineage.ingest.pipeline import ingest
+
+    warehouse = tmp_path_factory.mktemp("scenario") / "warehouse"
+    ingest([SCENARIO], warehouse, spark=spark)
+    build(warehouse, spark=spark, aliases=SCENARIO / "aliases.csv")
+    return warehouse

@@ -227,6 +227,30 @@ def access(target: str, warehouse: Path, as_of: str | None, as_json: bool) -> No
     out.print(f"{len(result.principals)} principal(s)", markup=False)
 
 
+@main.command()
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--as-of", "as_of", metavar="ISO", help="Ask about the graph as it was then (default: now).")
+@click.option("--tag", "tags", multiple=True, metavar="NAME",
+              help="Only these tags (repeatable; default: PII/Sensitive/Confidential/Restricted and labels >= 2).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+def exposure(warehouse: Path, as_of: str | None, tags: tuple[str, ...], as_json: bool) -> None:
+    """Who can read data carrying a propagated sensitive tag they were never cleared for at its source."""
+    from lineage.analysis.api import exposure as run_exposure
+
+    found = _analysis_errors(lambda: run_exposure(warehouse, as_of=as_of, tags=tags or None))
+    if as_json:
+        click.echo(json.dumps({"as_of": as_of, "exposures": [e.to_json() for e in found]}))
+        return
+    out = Console()
+    table = Table(title="exposure: sensitive data reached through lineage, not cleared at the source")
+    for column in ("principal", "table", "tag", "origin", "lineage path", "access path"):
+        table.add_column(column, overflow="fold")
+    for e in found:
+        table.add_row(e.principal, e.table, e.name, e.origin, " -> ".join(e.path), " -> ".join(e.access_path))
+    out.print(table)
+    out.print(f"{len(found)} exposure(s)", markup=False)
+
+
 @main.command("blast-radius")
 @click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
 @click.option("--since", metavar="DATE", help="Changes at or after this time.")

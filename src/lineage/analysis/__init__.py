@@ -1,0 +1,1 @@
+"""Stage 4: reachability, blast radius, access paths and tag propagation (two engines)."""

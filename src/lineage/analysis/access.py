@@ -1,0 +1,497 @@
+"""Access paths: who can read a table as of a time, and everything one principal can read.
+
+Pure Python over the vertex/edge rows of the built graph (``graph.api.load_rows``), so the CLI,
+the notebooks and the tests answer without a JVM. A query sees the graph **as of** one instant
+(:func:`snapshot`): edges whose ``[valid_from, valid_to)`` holds it (null ends open) between
+vertices that exist then (first seen by then, not deleted): a revoked, expired or deleted
+thing grants nothing after that time, and did before it.
+
+**How a principal reaches a target** (every path reads ``[principal, ..., target]``):
+
+* the grant: a ``CAN_ACCESS`` edge into the target, into the Project the target is
+  ``IN_PROJECT`` of, or into one of the target's columns (``HAS_COLUMN``), see :data:`SCOPES`;
+* its holder: the grantee itself, or, for a Role grantee, every user who ``HAS_ROLE`` it.
+  ``MEMBER_OF`` a project alone grants nothing (MaxCompute needs a grant to read a table).
+
+Each path gets the kinds of :data:`ACCESS_KINDS`; a principal's privileges are the union over
+its paths. The label rule is documented on :func:`who_can_access`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from lineage import ids
+from lineage.events.base import parse_time
+
+CAN_ACCESS, HAS_ROLE, HAS_LABEL, HAS_COLUMN, IN_PROJECT, FEEDS = (
+    "CAN_ACCESS", "HAS_ROLE", "HAS_LABEL", "HAS_COLUMN", "IN_PROJECT", "FEEDS")
+LABEL_QUALIFIER = "label"  # MaxCompute GRANT LABEL ... ON TABLE t TO USER x
+DERIVED = "derived"  # reachable_by: a table derived (FEEDS) from one the principal can read
+
+
+# --------------------------------------------------------------------------------------------
+# the graph at one instant
+# --------------------------------------------------------------------------------------------
+
+
+def _time(value: Any) -> datetime | None:
+    """Row timestamps: aware UTC datetimes (naive values and strings are taken as UTC)."""
+    return parse_time(value) if value not in (None, "") else None
+
+
+def _props(value: Any) -> dict[str, str]:
+    """Properties as a dict (pyarrow reads a parquet map as a list of (key, value) pairs)."""
+    if not value:
+        return {}
+    return dict(value.items() if isinstance(value, Mapping) else value)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One validity interval of one relationship (an edge row, normalised)."""
+
+    src: str
+    dst: str
+    relationship: str
+    qualifier: str
+    src_label: str
+    dst_label: str
+    valid_from: datetime | None
+    valid_to: datetime | None
+    closed_by: str | None
+    properties: Mapping[str, str]
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> Edge:
+        return cls(
+            row["src"], row["dst"], row["relationship"], row.get("qualifier") or "",
+            row.get("src_label") or ids.label_of(row["src"]), row.get("dst_label") or ids.label_of(row["dst"]),
+            _time(row.get("valid_from")), _time(row.get("valid_to")), row.get("closed_by"),
+            _props(row.get("properties")),
+        )
+
+    def valid_at(self, moment: datetime) -> bool:
+        return (self.valid_from is None or self.valid_from <= moment) and (self.valid_to is None or moment < self.valid_to)
+
+
+def _exists_at(row: Mapping[str, Any], moment: datetime) -> bool:
+    """As graph.api.at: first seen by then and not deleted by then."""
+    first, deleted = _time(row.get("first_seen")), _time(row.get("deleted_at"))
+    return (first is None or first <= moment) and (deleted is None or deleted > moment)
+
+
+class Snapshot:
+    """The graph as it was at ``moment``, indexed by (vertex, relationship) in both directions.
+
+    Ids that only edges name (no vertex row) count as existing, with the edge's label."""
+
+    def __init__(self, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]], moment: datetime):
+        self.moment = moment
+        rows = {v["id"]: v for v in vertices}
+        self.gone = frozenset(i for i, v in rows.items() if not _exists_at(v, moment))
+        self.labels: dict[str, str] = {i: v.get("label") or ids.label_of(i) for i, v in rows.items()}
+        self.properties: dict[str, dict[str, str]] = {i: _props(v.get("properties")) for i, v in rows.items()}
+        self._out: dict[tuple[str, str], list[Edge]] = defaultdict(list)
+        self._in: dict[tuple[str, str], list[Edge]] = defaultdict(list)
+        for row in edges:
+            edge = Edge.of(row)
+            if not edge.valid_at(moment) or edge.src in self.gone or edge.dst in self.gone:
+                continue
+            self.labels.setdefault(edge.src, edge.src_label)
+            self.labels.setdefault(edge.dst, edge.dst_label)
+            self._out[(edge.src, edge.relationship)].append(edge)
+            self._in[(edge.dst, edge.relationship)].append(edge)
+
+    def exists(self, vertex: str) -> bool:
+        return vertex in self.labels and vertex not in self.gone
+
+    def label(self, vertex: str) -> str:
+        return self.labels.get(vertex) or ids.label_of(vertex)
+
+    def out(self, vertex: str, relationship: str) -> list[Edge]:
+        return self._out.get((vertex, relationship), [])
+
+    def into(self, vertex: str, relationship: str) -> list[Edge]:
+        return self._in.get((vertex, relationship), [])
+
+
+def moment_of(as_of: Any) -> datetime:
+    """``as_of`` as an aware UTC datetime; None means now."""
+    return _time(as_of) or datetime.now(timezone.utc)
+
+
+def snapshot(vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]], as_of: Any = None) -> Snapshot:
+    return Snapshot(vertices, edges, moment_of(as_of))
+
+
+# --------------------------------------------------------------------------------------------
+# MaxCompute label levels
+# --------------------------------------------------------------------------------------------
+
+
+def label_level(snap: Snapshot, label_id: str) -> int | None:
+    """A Label vertex's level: its ``level`` property, else the id's key (``label:maxcompute:3``)."""
+    text = snap.properties.get(label_id, {}).get("level") or ids.key_of(label_id)
+    match = re.search(r"\d+", text)
+    return int(match.group()) if match else None
+
+
+def _max_label(snap: Snapshot, holders: Iterable[str]) -> tuple[int, str] | None:
+    levels = [(level, e.dst) for h in holders for e in snap.out(h, HAS_LABEL) if (level := label_level(snap, e.dst)) is not None]
+    return max(levels) if levels else None
+
+
+def columns_of(snap: Snapshot, table: str) -> list[str]:
+    return sorted(e.dst for e in snap.out(table, HAS_COLUMN))
+
+
+def table_level(snap: Snapshot, table: str) -> int | None:
+    """The highest label on the table or any of its columns; None when nothing is labelled."""
+    found = _max_label(snap, [table, *columns_of(snap, table)])
+    return found[0] if found else None
+
+
+def user_clearance(snap: Snapshot, user: str) -> tuple[int, str] | None:
+    """(level, label id) a user is cleared for by ``SET LABEL n TO USER``; None when unset."""
+    return _max_label(snap, [user])
+
+
+# --------------------------------------------------------------------------------------------
+# access kinds: one table, and how each is detected
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AccessKind:
+    name: str
+    reads: bool  # does a path of this kind alone let the principal read data
+    how: str
+
+
+ACCESS_KINDS: tuple[AccessKind, ...] = (
+    AccessKind("direct", True, "the principal holds the CAN_ACCESS itself (an ACL grant, not an approval, not a role)"),
+    AccessKind("approval", True, "a CAN_ACCESS from an approval: property `approval` (DataWorks), `via`/`ticket_id` "
+               "(Dataphin grant or approval), or an interval that ends by expiry; `expires_at` says until when"),
+    AccessKind("role", True, "User-[:HAS_ROLE]->Role-[:CAN_ACCESS]->...: a role grant or role policy"),
+    AccessKind("project", True, "the grant is on the Project the target is IN_PROJECT of (covers its tables)"),
+    AccessKind("column", True, "the grant is on one of the target's columns (HAS_COLUMN): a partial read"),
+    AccessKind("label", False, "a GrantLabel (CAN_ACCESS qualifier `label`) on the target, or a user label "
+               "(HAS_LABEL) at or above the target's level while the user holds a read path"),
+)
+KIND_ORDER: dict[str, int] = {k.name: i for i, k in enumerate(ACCESS_KINDS)}
+READ_KINDS: frozenset[str] = frozenset(k.name for k in ACCESS_KINDS if k.reads)
+APPROVAL_PROPERTIES = ("approval", "via", "ticket_id")
+EXPIRY_PROPERTIES = ("expires", "expires_at")
+PRIVILEGE_PREFIXES = ("odps:",)  # role policy actions are RAM actions
+
+GRANT_KINDS: tuple[tuple[str, Callable[[Edge], bool]], ...] = (
+    ("label", lambda e: e.qualifier == LABEL_QUALIFIER),
+    ("approval", lambda e: e.closed_by == "expiry" or any(e.properties.get(k) for k in APPROVAL_PROPERTIES)),
+    ("direct", lambda e: True),
+)
+"""What a grant held by the grantee itself is: the first matching row wins."""
+
+
+@dataclass(frozen=True)
+class Scope:
+    kind: str | None  # None: the target itself
+    relationship: str | None  # target -[relationship]-> the object granted on
+    why: str
+
+
+SCOPES: tuple[Scope, ...] = (
+    Scope(None, None, "a grant on the target itself"),
+    Scope("project", IN_PROJECT, "a project-level grant covers the tables in the project (MaxCompute)"),
+    Scope("column", HAS_COLUMN, "a column-level grant (DataWorks approval) reads part of the table"),
+)
+
+
+def grant_kind(edge: Edge) -> str:
+    return next(name for name, test in GRANT_KINDS if test(edge))
+
+
+def privileges_of(edge: Edge) -> tuple[str, ...]:
+    """The edge's ``privileges`` (a JSON list), else its qualifier; a label grant grants none."""
+    if edge.qualifier == LABEL_QUALIFIER:
+        return ()
+    raw = edge.properties.get("privileges")
+    try:
+        names = json.loads(raw) if raw else []
+    except ValueError:
+        names = [raw]
+    names = names if isinstance(names, list) else [names]
+    found = {_privilege(n) for n in names if str(n).strip()}
+    return tuple(sorted(found or ({_privilege(edge.qualifier)} if edge.qualifier else set())))
+
+
+def _privilege(name: Any) -> str:
+    """One spelling per privilege: ``SELECT`` (DataWorks) and ``odps:Select`` (a RAM policy) are ``select``."""
+    text = str(name).strip().lower()
+    return next((text[len(p):] for p in PRIVILEGE_PREFIXES if text.startswith(p)), text)
+
+
+def expiry_of(edge: Edge) -> datetime | None:
+    """When the grant ends by itself: the interval's end if it closes by expiry, else a property."""
+    if edge.closed_by == "expiry":
+        return edge.valid_to
+    for key in EXPIRY_PROPERTIES:
+        try:
+            if value := _time(edge.properties.get(key)):
+                return value
+        except ValueError:
+            continue
+    return None
+
+
+def _label_grant_level(edge: Edge) -> int | None:
+    match = re.search(r"\d+", edge.properties.get("label", ""))
+    return int(match.group()) if match else None
+
+
+# --------------------------------------------------------------------------------------------
+# results
+# --------------------------------------------------------------------------------------------
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
+def _kinds(names: Iterable[str]) -> tuple[str, ...]:
+    return tuple(sorted(set(names), key=lambda k: KIND_ORDER.get(k, len(KIND_ORDER))))
+
+
+@dataclass(frozen=True)
+class AccessPath:
+    """One way in: the vertex path, its kinds, the privileges it grants, when it ends by itself
+    (approvals, label grants) and, for label paths, the level."""
+
+    path: tuple[str, ...]
+    kinds: tuple[str, ...]
+    privileges: tuple[str, ...] = ()
+    expires_at: datetime | None = None
+    level: int | None = None
+
+    @property
+    def reads(self) -> bool:
+        return any(k in READ_KINDS for k in self.kinds)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": list(self.path), "kinds": list(self.kinds), "privileges": list(self.privileges),
+                "expires_at": _iso(self.expires_at), "level": self.level}
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Someone who can access the target: privileges (union over paths), every path (read paths
+    first, shortest first), the kinds, ``expires_at`` when every grant path ends by itself (the
+    latest end), and ``clearance``: a user's label level for this target (user label or label grant)."""
+
+    id: str
+    label: str
+    privileges: tuple[str, ...]
+    paths: tuple[tuple[str, ...], ...]
+    kinds: tuple[str, ...]
+    access: tuple[AccessPath, ...] = ()
+    expires_at: datetime | None = None
+    clearance: int | None = None
+
+    @property
+    def reads(self) -> bool:
+        """False for a principal who only holds a label grant (a clearance, not a privilege)."""
+        return any(a.reads for a in self.access)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "label": self.label, "privileges": list(self.privileges), "path": list(self.paths[0]),
+                "paths": [list(p) for p in self.paths], "kinds": list(self.kinds),
+                "expires_at": _iso(self.expires_at), "clearance": self.clearance,
+                "access": [a.to_json() for a in self.access]}
+
+
+@dataclass(frozen=True)
+class Reachable:
+    """Something a principal can read (distance 0, its access kinds and privileges) or a table
+    derived from one (kind ``derived``, distance = FEEDS hops); path = principal ... id."""
+
+    id: str
+    label: str
+    kinds: tuple[str, ...]
+    privileges: tuple[str, ...]
+    distance: int
+    path: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "label": self.label, "kinds": list(self.kinds), "privileges": list(self.privileges),
+                "distance": self.distance, "path": list(self.path)}
+
+
+# --------------------------------------------------------------------------------------------
+# who can access a target
+# --------------------------------------------------------------------------------------------
+
+
+def _granted_objects(snap: Snapshot, target: str) -> list[tuple[Scope, str]]:
+    """(scope, object) for every object whose grants reach the target."""
+    found = []
+    for scope in SCOPES:
+        objects = [target] if scope.relationship is None else sorted({e.dst for e in snap.out(target, scope.relationship)})
+        found.extend((scope, obj) for obj in objects)
+    return found
+
+
+def _holders(snap: Snapshot, edge: Edge) -> list[tuple[tuple[str, ...], str]]:
+    """(path prefix, holder kind) of everyone holding the grant: the grantee, and a role's members."""
+    if snap.label(edge.src) != "Role":
+        return [((edge.src,), grant_kind(edge))]
+    members = sorted({e.src for e in snap.into(edge.src, HAS_ROLE)})
+    return [((edge.src,), "role")] + [((member, edge.src), "role") for member in members]
+
+
+def _grant_paths(snap: Snapshot, target: str) -> dict[str, list[AccessPath]]:
+    """Every grant path to the target per principal (before merging and label clearance)."""
+    found: dict[str, list[AccessPath]] = defaultdict(list)
+    for scope, obj in _granted_objects(snap, target):
+        tail = (target,) if obj == target else (obj, target)
+        for edge in snap.into(obj, CAN_ACCESS):
+            for prefix, kind in _holders(snap, edge):
+                kinds = _kinds([kind] + ([scope.kind] if scope.kind else []))
+                level = _label_grant_level(edge) if kind == "label" else None
+                found[prefix[0]].append(AccessPath(prefix + tail, kinds, privileges_of(edge), expiry_of(edge), level))
+    return found
+
+
+def _merge(paths: Iterable[AccessPath]) -> list[AccessPath]:
+    """One AccessPath per (path, kinds): privileges united, the latest expiry (none if any lasts)."""
+    grouped: dict[tuple[tuple[str, ...], tuple[str, ...]], list[AccessPath]] = defaultdict(list)
+    for p in paths:
+        grouped[(p.path, p.kinds)].append(p)
+    merged = []
+    for (path, kinds), group in grouped.items():
+        ends = [p.expires_at for p in group]
+        levels = [p.level for p in group if p.level is not None]
+        merged.append(AccessPath(path, kinds, tuple(sorted({x for p in group for x in p.privileges})),
+                                 None if None in ends else max(ends), max(levels) if levels else None))
+    return sorted(merged, key=lambda p: (not p.reads, len(p.path), p.path, p.kinds))
+
+
+def _principal(snap: Snapshot, pid: str, target: str, grants: list[AccessPath], level: int | None) -> Principal:
+    paths = _merge(grants)
+    ends = [p.expires_at for p in paths]
+    expires_at = None if None in ends or not ends else max(ends)
+    clearance = None
+    if snap.label(pid) == "User":
+        cleared = user_clearance(snap, pid)
+        granted = [p.level for p in paths if p.level is not None]
+        levels = ([cleared[0]] if cleared else []) + granted
+        clearance = max(levels) if levels else None
+        if cleared and level is not None and cleared[0] >= level and any(p.reads for p in paths):
+            paths = _merge(paths + [AccessPath((pid, cleared[1], target), ("label",), level=cleared[0])])
+    return Principal(
+        pid, snap.label(pid), tuple(sorted({x for p in paths for x in p.privileges})),
+        tuple(dict.fromkeys(p.path for p in paths)), _kinds(k for p in paths for k in p.kinds),
+        tuple(paths), expires_at, clearance,
+    )
+
+
+def principals_at(snap: Snapshot, target: str, include_roles: bool = False) -> dict[str, Principal]:
+    """Every principal of the target in this snapshot, by id (see :func:`who_can_access`)."""
+    if not snap.exists(target):
+        return {}
+    level = table_level(snap, target)
+    found = {pid: _principal(snap, pid, target, grants, level) for pid, grants in _grant_paths(snap, target).items()}
+    return {pid: p for pid, p in sorted(found.items()) if include_roles or p.label != "Role"}
+
+
+def who_can_access(
+    vertices: Sequence[Mapping[str, Any]],
+    edges: Sequence[Mapping[str, Any]],
+    target: str,
+    as_of: Any = None,
+    *,
+    include_roles: bool = False,
+) -> list[Principal]:
+    """Every principal (users; roles too with ``include_roles``) with a way into ``target`` as of a
+    time (None: now), sorted by id. A deleted or unknown target has none.
+
+    Kinds are :data:`ACCESS_KINDS`; the **label rule** (MaxCompute LabelSecurity): the target's
+    level is the highest ``HAS_LABEL`` on it or its columns. A user gets a ``label`` path
+    ``[user, label:maxcompute:<n>, target]`` when their own label (``HAS_LABEL``) is at or above
+    that level *and* they hold a read path (a label is a clearance, never access on its own).
+    A GrantLabel (``CAN_ACCESS`` qualifier ``label``) is reported as a ``label`` path
+    ``[user, target]`` with its level and no privileges, even without a read path (then
+    ``Principal.reads`` is False). ``clearance`` = max(user label, label grants on the target).
+    """
+    return list(principals_at(snapshot(vertices, edges, as_of), target, include_roles).values())
+
+
+# --------------------------------------------------------------------------------------------
+# what a principal can reach
+# --------------------------------------------------------------------------------------------
+
+
+def feeds_downstream(
+    snap: Snapshot, sources: Iterable[str], blocked: frozenset[str] | set[str] = frozenset()
+) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """Tables reachable forward along FEEDS from ``sources`` (not listed themselves), never
+    entering a ``blocked`` one: id -> (hops, one shortest path from a source). Breadth first,
+    sources and neighbours in id order, so the witness path is deterministic; cycles end."""
+    starts = sorted(set(sources))
+    seen: dict[str, tuple[int, tuple[str, ...]]] = {}
+    visited = set(starts)
+    queue = deque((s, (s,)) for s in starts)
+    while queue:
+        current, path = queue.popleft()
+        for nxt in sorted({e.dst for e in snap.out(current, FEEDS)}):
+            if nxt in visited or nxt in blocked:
+                continue
+            visited.add(nxt)
+            seen[nxt] = (len(path), path + (nxt,))
+            queue.append((nxt, path + (nxt,)))
+    return seen
+
+
+def _candidates(snap: Snapshot, principal: str) -> set[str]:
+    """What the principal's grants (own or its roles') are on, plus the tables they cover."""
+    holders = [principal] + [e.dst for e in snap.out(principal, HAS_ROLE)]
+    objects = {e.dst for h in holders for e in snap.out(h, CAN_ACCESS)}
+    covered = {e.src for o in objects for rel in (IN_PROJECT, HAS_COLUMN) for e in snap.into(o, rel)
+               if snap.label(e.src) == "Table"}
+    return {c for c in objects | covered if snap.exists(c)}
+
+
+def reachable_at(snap: Snapshot, principal: str, include_derived: bool = True) -> list[Reachable]:
+    readable: dict[str, Reachable] = {}
+    for candidate in sorted(_candidates(snap, principal)):
+        found = principals_at(snap, candidate, include_roles=True).get(principal)
+        if found and found.reads:
+            readable[candidate] = Reachable(candidate, snap.label(candidate), found.kinds, found.privileges, 0,
+                                            found.paths[0])
+    derived = []
+    if include_derived:
+        tables = [r.id for r in readable.values() if r.label == "Table"]
+        for table, (hops, path) in feeds_downstream(snap, tables).items():
+            if table not in readable:
+                derived.append(Reachable(table, snap.label(table), (DERIVED,), (), hops,
+                                         readable[path[0]].path + path[1:]))
+    return sorted([*readable.values(), *derived], key=lambda r: (r.distance, r.id))
+
+
+def reachable_by(
+    vertices: Sequence[Mapping[str, Any]],
+    edges: Sequence[Mapping[str, Any]],
+    principal: str,
+    as_of: Any = None,
+    include_derived: bool = True,
+) -> list[Reachable]:
+    """Everything ``principal`` can read as of a time (distance 0, the same answer
+    :func:`who_can_access` gives per object: label-only grants are not reads) and, with
+    ``include_derived``, every table derived from a readable table along FEEDS (kind
+    ``derived``, distance = hops, path = access path + FEEDS path). Sorted by (distance, id)."""
+    return reachable_at(snapshot(vertices, edges, as_of), principal, include_derived)

@@ -1,0 +1,123 @@
+"""The small Python API the CLI, the notebooks and the weekly report use.
+
+Every function takes a warehouse directory and answers one question; results have
+``to_json()`` in the CLI contract's shape (DESIGN.md). ``as_of`` defaults to now.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Sequence
+
+from lineage.analysis import access as access_analysis
+from lineage.analysis import propagation
+from lineage.analysis.blast import ChangeImpact, blast_radius
+from lineage.analysis.engine import Affected, open_engine
+from lineage.graph.api import change_rows, load_rows, to_time
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+class UnknownIds(ValueError):
+    """Ids that are not vertices of the graph at that time (a usage error)."""
+
+
+def _moment(as_of: Any) -> datetime:
+    return to_time(as_of) or datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class ImpactResult:
+    sources: tuple[str, ...]
+    affected: tuple[Affected, ...]
+    as_of: datetime
+    engine: str
+
+    @property
+    def summary(self) -> dict[str, int]:
+        return dict(sorted(Counter(a.label for a in self.affected).items()))
+
+    def to_json(self) -> dict[str, Any]:
+        """Exactly the contract: sources, affected (id, label, distance, path), summary."""
+        return {
+            "sources": list(self.sources),
+            "affected": [{"id": a.id, "label": a.label, "distance": a.distance, "path": list(a.path)} for a in self.affected],
+            "summary": self.summary,
+        }
+
+
+def impact(
+    warehouse: str | Path,
+    ids: Sequence[str],
+    *,
+    as_of: Any = None,
+    max_depth: int | None = None,
+    engine: str = "auto",
+    relationships: Sequence[str] | None = None,
+    spark: "SparkSession | None" = None,
+) -> ImpactResult:
+    """What breaks and who must be told if ``ids`` change (downstream along the impact rules)."""
+    moment = _moment(as_of)
+    runner = open_engine(warehouse, engine=engine, as_of=moment, spark=spark)
+    known = runner.labels(ids)
+    missing = [i for i in ids if i not in known]
+    if missing:
+        raise UnknownIds(f"not in the graph as of {moment.isoformat()}: {', '.join(missing)}")
+    affected = runner.reach(list(dict.fromkeys(ids)), max_depth=max_depth, relationships=relationships)
+    return ImpactResult(tuple(dict.fromkeys(ids)), tuple(affected), moment, runner.name)
+
+
+@dataclass(frozen=True)
+class AccessResult:
+    target: str
+    principals: tuple[Any, ...]  # access_analysis.Principal
+    as_of: datetime
+
+    def to_json(self) -> dict[str, Any]:
+        """Exactly the contract: target, principals (id, label, privileges, path)."""
+        return {
+            "target": self.target,
+            "principals": [
+                {"id": p.id, "label": p.label, "privileges": list(p.privileges), "path": list(p.paths[0])}
+                for p in self.principals
+            ],
+        }
+
+
+def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessResult:
+    """Every principal who can read ``target`` as of a time, and how (one path each in JSON)."""
+    moment = _moment(as_of)
+    vertices, edges = load_rows(warehouse)
+    if not any(v["id"] == target for v in vertices):
+        raise UnknownIds(f"not in the graph: {target}")
+    principals = access_analysis.who_can_access(vertices, edges, target, as_of=moment)
+    # a label grant alone is a clearance, not a way to read: not listed as access
+    return AccessResult(target, tuple(p for p in principals if p.reads), moment)
+
+
+def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | None = None) -> list[Any]:
+    """Principals who can read data carrying a propagated sensitive tag they were never cleared for."""
+    moment = _moment(as_of)
+    vertices, edges = load_rows(warehouse)
+    kwargs = {"tags": tuple(tags)} if tags else {}
+    return propagation.exposure(vertices, edges, as_of=moment, **kwargs)
+
+
+def blast(
+    warehouse: str | Path,
+    *,
+    since: Any = None,
+    until: Any = None,
+    engine: str = "auto",
+    max_depth: int | None = None,
+    spark: "SparkSession | None" = None,
+) -> list[ChangeImpact]:
+    """Every Change with ``since <= time < until``, its affected set and score, ranked."""
+    changes = change_rows(warehouse, since, until)
+    return blast_radius(
+        changes, lambda moment: open_engine(warehouse, engine=engine, as_of=moment, spark=spark), max_depth=max_depth
+    )

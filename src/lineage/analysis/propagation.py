@@ -1,0 +1,262 @@
+"""Sensitive-tag propagation along lineage, and who is exposed by it (Atlas-style).
+
+Like Apache Atlas classification propagation, a sensitive mark on a table flows to every table
+derived from it (``FEEDS``, forward, any number of hops, cycles end), as of one instant.
+
+* **Sensitive marks** (:class:`Sensitivity`, configurable): a DataHub tag (``TAGGED`` ->
+  ``tag:datahub:<Name>``) whose name has a word PII / Sensitive / Confidential / Restricted
+  (case-insensitive; words split at non-letters and camelCase, so ``pii_email`` and
+  ``HighlySensitive`` count), and every MaxCompute label (``HAS_LABEL`` ->
+  ``label:maxcompute:<n>``) of level >= 2. A table carries a mark when it or one of its columns
+  (``HAS_COLUMN``) has it; the tag's id (or the label's id) names the mark.
+* **Stop rule**: a table tagged ``propagation:stop`` or ``NoPropagation`` (case-insensitive,
+  table-level tag) or with the vertex property ``propagate=false`` blocks propagation: it does
+  not receive propagated marks and passes none on, not even its own (Atlas blocks per entity;
+  we chose the strict reading, so a stop table is a deliberate boundary, e.g. an anonymising step).
+* A table never receives a mark it carries itself; a propagated label is also dropped where the
+  table's own label level (table or columns) is at or above it.
+
+**Exposure** (:func:`exposure`): a principal who can read (a read path of
+``access.who_can_access``) a table carrying a *propagated* mark, but who, at that instant, has
+no read path to any origin of the mark, and, for a label, whose clearance (user label, or a
+label grant on an origin) is below the level.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lineage import ids
+from lineage.analysis.access import (
+    HAS_LABEL,
+    Principal,
+    Snapshot,
+    columns_of,
+    feeds_downstream,
+    label_level,
+    principals_at,
+    snapshot,
+    user_clearance,
+)
+
+TAGGED = "TAGGED"
+
+
+@dataclass(frozen=True)
+class Sensitivity:
+    """What counts as sensitive and what stops propagation (lower-case names and words)."""
+
+    words: frozenset[str] = frozenset({"pii", "sensitive", "confidential", "restricted"})
+    min_label_level: int | None = 2  # None: labels never count
+    stop_tags: frozenset[str] = frozenset({"propagation:stop", "nopropagation"})
+    stop_property: tuple[str, str] = ("propagate", "false")
+
+    def sensitive_tag(self, name: str) -> bool:
+        return bool(self.words & set(_words(name)))
+
+    def sensitive_level(self, level: int | None) -> bool:
+        return level is not None and self.min_label_level is not None and level >= self.min_label_level
+
+
+DEFAULT_SENSITIVITY = Sensitivity()
+
+
+def _words(name: str) -> list[str]:
+    """``HighlySensitive_PII-v2`` -> highly, sensitive, pii, v2."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A sensitive tag or label a table carries: its vertex id, name, kind and (labels) level."""
+
+    tag: str
+    name: str
+    kind: str  # "tag" | "label"
+    level: int | None = None
+
+
+MARK_SOURCES: tuple[tuple[str, str], ...] = (("tag", TAGGED), ("label", HAS_LABEL))
+"""Which relationship carries which kind of mark."""
+
+
+def _mark(snap: Snapshot, kind: str, vertex: str, sensitivity: Sensitivity) -> Mark | None:
+    if kind == "tag":
+        name = ids.key_of(vertex)
+        return Mark(vertex, name, kind) if sensitivity.sensitive_tag(name) else None
+    level = label_level(snap, vertex)
+    return Mark(vertex, f"label {level}", kind, level) if sensitivity.sensitive_level(level) else None
+
+
+def carried(snap: Snapshot, table: str, sensitivity: Sensitivity = DEFAULT_SENSITIVITY) -> dict[str, Mark]:
+    """The sensitive marks a table carries itself (on the table or one of its columns)."""
+    found = {}
+    for holder in [table, *columns_of(snap, table)]:
+        for kind, relationship in MARK_SOURCES:
+            for edge in snap.out(holder, relationship):
+                if mark := _mark(snap, kind, edge.dst, sensitivity):
+                    found[mark.tag] = mark
+    return found
+
+
+def stops(snap: Snapshot, table: str, sensitivity: Sensitivity = DEFAULT_SENSITIVITY) -> bool:
+    """The stop rule: a stop tag on the table, or its ``propagate=false`` property."""
+    key, value = sensitivity.stop_property
+    if snap.properties.get(table, {}).get(key, "").strip().lower() == value:
+        return True
+    return any(ids.key_of(e.dst).lower() in sensitivity.stop_tags for e in snap.out(table, TAGGED))
+
+
+def _covered(own: Mapping[str, Mark], mark: Mark) -> bool:
+    """The table has the mark itself (or, for a label, one of at least that level)."""
+    if mark.tag in own:
+        return True
+    return mark.kind == "label" and any(m.kind == "label" and (m.level or 0) >= (mark.level or 0) for m in own.values())
+
+
+@dataclass(frozen=True)
+class Propagated:
+    """A mark that reached ``table`` from ``origins`` (tables carrying it); ``distance`` and
+    ``path`` (origin ... table) are the shortest, from the first origin at that distance."""
+
+    table: str
+    tag: str
+    name: str
+    kind: str
+    level: int | None
+    origins: tuple[str, ...]
+    distance: int
+    path: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"table": self.table, "tag": self.tag, "name": self.name, "kind": self.kind, "level": self.level,
+                "origins": list(self.origins), "distance": self.distance, "path": list(self.path)}
+
+
+def _tables(snap: Snapshot) -> list[str]:
+    """Tables that exist in the snapshot (vertices and edge ends)."""
+    return sorted(v for v, label in snap.labels.items() if label == "Table" and snap.exists(v))
+
+
+def _wanted(mark: Mark, tags: Collection[str] | None) -> bool:
+    """``tags`` filter: a mark's id or name, case-insensitive."""
+    return tags is None or bool({mark.tag.lower(), mark.name.lower()} & {t.lower() for t in tags})
+
+
+def propagated_at(
+    snap: Snapshot, sensitivity: Sensitivity = DEFAULT_SENSITIVITY, tags: Collection[str] | None = None
+) -> list[Propagated]:
+    tables = _tables(snap)
+    own = {t: carried(snap, t, sensitivity) for t in tables}
+    blocked = frozenset(t for t in tables if stops(snap, t, sensitivity))
+    # (table, tag) -> [(distance, origin, path)]; one breadth-first walk per origin table
+    reached: dict[tuple[str, str], list[tuple[int, str, tuple[str, ...]]]] = defaultdict(list)
+    marks: dict[str, Mark] = {}
+    for origin in tables:
+        if origin in blocked or not own[origin]:
+            continue
+        downstream = feeds_downstream(snap, [origin], blocked)
+        for mark in own[origin].values():
+            if not _wanted(mark, tags):
+                continue
+            marks[mark.tag] = mark
+            for table, (hops, path) in downstream.items():
+                if not _covered(own.get(table, {}), mark):
+                    reached[(table, mark.tag)].append((hops, origin, path))
+    result = []
+    for (table, tag), hits in sorted(reached.items()):
+        hops, _origin, path = min(hits)
+        mark = marks[tag]
+        result.append(Propagated(table, tag, mark.name, mark.kind, mark.level,
+                                 tuple(sorted({o for _, o, _ in hits})), hops, path))
+    return result
+
+
+def propagate(
+    vertices: Sequence[Mapping[str, Any]],
+    edges: Sequence[Mapping[str, Any]],
+    as_of: Any = None,
+    *,
+    sensitivity: Sensitivity = DEFAULT_SENSITIVITY,
+    tags: Collection[str] | None = None,
+) -> list[Propagated]:
+    """Per table, the sensitive marks it receives from upstream (not those it carries), as of
+    a time (None: now), sorted by (table, tag); ``tags`` keeps only those ids or names."""
+    return propagated_at(snapshot(vertices, edges, as_of), sensitivity, tags)
+
+
+@dataclass(frozen=True)
+class Exposure:
+    """``principal`` reads ``table`` (``access_path``, ``privileges``) which carries ``tag``
+    propagated from ``origin`` (``path``: origin ... table), without being cleared at any origin."""
+
+    principal: str
+    principal_label: str
+    table: str
+    tag: str
+    name: str
+    level: int | None
+    origin: str
+    origins: tuple[str, ...]
+    path: tuple[str, ...]
+    access_path: tuple[str, ...]
+    privileges: tuple[str, ...]
+    kinds: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"principal": self.principal, "principal_label": self.principal_label, "table": self.table,
+                "tag": self.tag, "name": self.name, "level": self.level, "origin": self.origin,
+                "origins": list(self.origins), "path": list(self.path), "access_path": list(self.access_path),
+                "privileges": list(self.privileges), "kinds": list(self.kinds)}
+
+
+def _cleared(snap: Snapshot, principal: str, item: Propagated, at_origins: list[dict[str, Principal]]) -> bool:
+    """Cleared at the source: reads an origin, or (labels) is cleared for the level anyway."""
+    if any((p := origin.get(principal)) is not None and p.reads for origin in at_origins):
+        return True
+    if item.kind != "label":
+        return False
+    own = user_clearance(snap, principal)
+    levels = [own[0]] if own else []
+    levels += [p.clearance for origin in at_origins if (p := origin.get(principal)) and p.clearance is not None]
+    return bool(levels) and max(levels) >= (item.level or 0)
+
+
+def exposure_at(
+    snap: Snapshot, sensitivity: Sensitivity = DEFAULT_SENSITIVITY, tags: Collection[str] | None = None
+) -> list[Exposure]:
+    found = []
+    cache: dict[str, dict[str, Principal]] = {}
+
+    def principals(target: str) -> dict[str, Principal]:
+        if target not in cache:
+            cache[target] = principals_at(snap, target)
+        return cache[target]
+
+    for item in propagated_at(snap, sensitivity, tags):
+        at_origins = [principals(o) for o in item.origins]
+        for pid, principal in principals(item.table).items():
+            if principal.reads and not _cleared(snap, pid, item, at_origins):
+                found.append(Exposure(pid, principal.label, item.table, item.tag, item.name, item.level, item.path[0],
+                                      item.origins, item.path, principal.paths[0], principal.privileges,
+                                      principal.kinds))
+    return sorted(found, key=lambda e: (e.principal, e.table, e.tag))
+
+
+def exposure(
+    vertices: Sequence[Mapping[str, Any]],
+    edges: Sequence[Mapping[str, Any]],
+    as_of: Any = None,
+    tags: Collection[str] | None = None,
+    *,
+    sensitivity: Sensitivity = DEFAULT_SENSITIVITY,
+) -> list[Exposure]:
+    """Who can read data carrying a propagated sensitive mark they were not cleared for at its
+    origin, as of a time (None: now); sorted by (principal, table, tag). See the module doc."""
+    return exposure_at(snapshot(vertices, edges, as_of), sensitivity, tags)
+

@@ -1,0 +1,98 @@
+"""`lineage impact`, `access` and `blast-radius` on the scenario graph: the contract's JSON shapes
+and hand-checked answers (see tests/test_scenario.py for the scenario's vertices and edges)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from lineage.cli import main
+
+pytestmark = pytest.mark.spark
+
+T = "table:maxcompute:sales_dw.{}".format
+OWNER, ANALYST = "user:aliyun:2001", "user:aliyun:2002"
+JOB, NODE = "job:maxcompute:20240802020000123job1", "node:dataworks:9001"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.mark.parametrize("engine", ["local", "spark"])
+def test_impact_json_is_the_contract_and_hand_checked(scenario_warehouse, engine):
+    result = run("impact", T("orders_raw"), "--warehouse", scenario_warehouse, "--as-of", "2024-08-04T00:00:00Z",
+                 "--engine", engine, "--json")
+    assert result.exit_code == 0, result.stderr
+    doc = json.loads(result.stdout)
+    assert set(doc) == {"sources", "affected", "summary"} and doc["sources"] == [T("orders_raw")]
+    for item in doc["affected"]:
+        assert set(item) == {"id", "label", "distance", "path"}
+        assert item["path"][0] == T("orders_raw") and item["path"][-1] == item["id"]
+        assert len(item["path"]) == item["distance"] + 1
+    got = {(a["id"], a["distance"]) for a in doc["affected"]}
+    assert got == {
+        (JOB, 1), (NODE, 1), (T("orders_clean"), 1),  # readers, and the table fed
+        ("instance:dataworks:8001", 2), ("baseline:dataworks:501", 2),  # the node's run and SLA
+        (OWNER, 2),  # owns the node and orders_clean: told
+        (ANALYST, 2),  # can read orders_clean
+        ("dag:dataworks:6001", 3),
+    }
+    assert doc["summary"] == {"Baseline": 1, "Dag": 1, "Instance": 1, "Job": 1, "Node": 1, "Table": 1, "User": 2}
+    analyst = next(a for a in doc["affected"] if a["id"] == ANALYST)
+    assert analyst["path"] == [T("orders_raw"), T("orders_clean"), ANALYST]
+
+
+def test_impact_max_depth_and_readable_table(scenario_warehouse):
+    result = run("impact", T("orders_raw"), "--warehouse", scenario_warehouse, "--as-of", "2024-08-04", "--max-depth", "1",
+                 "--engine", "local", "--json")
+    assert {a["id"] for a in json.loads(result.stdout)["affected"]} == {JOB, NODE, T("orders_clean")}
+    table = run("impact", T("orders_raw"), "--warehouse", scenario_warehouse, "--as-of", "2024-08-04", "--engine", "local")
+    assert table.exit_code == 0 and "affected: 8" in table.stdout
+
+
+def test_impact_of_an_unknown_id_is_a_usage_error(scenario_warehouse):
+    result = run("impact", "table:maxcompute:sales_dw.nope", "--warehouse", scenario_warehouse, "--json")
+    assert result.exit_code == 2 and "table:maxcompute:sales_dw.nope" in result.stderr
+    bad_time = run("impact", T("orders_raw"), "--warehouse", scenario_warehouse, "--as-of", "last tuesday")
+    assert bad_time.exit_code == 2 and "not a time" in bad_time.stderr
+
+
+@pytest.mark.parametrize("as_of, expected", [
+    ("2024-08-01T01:59:59Z", []),
+    ("2024-08-04T00:00:00Z", [{"id": ANALYST, "label": "User", "privileges": ["describe", "select"], "path": [ANALYST, T("orders_clean")]}]),
+    ("2024-08-05T00:00:00Z", [{"id": ANALYST, "label": "User", "privileges": ["select"], "path": [ANALYST, T("orders_clean")]}]),
+])
+def test_access_json_is_the_contract_and_follows_revokes(scenario_warehouse, as_of, expected):
+    result = run("access", T("orders_clean"), "--warehouse", scenario_warehouse, "--as-of", as_of, "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == {"target": T("orders_clean"), "principals": expected}
+
+
+@pytest.mark.parametrize("as_of, readers", [
+    ("2024-08-02T00:00:00Z", []),
+    ("2024-08-09T23:59:59Z", [ANALYST]),  # the DataWorks approval
+    ("2024-08-10T00:00:00Z", []),  # expired
+])
+def test_access_follows_approval_expiry(scenario_warehouse, as_of, readers):
+    result = run("access", T("customers"), "--warehouse", scenario_warehouse, "--as-of", as_of, "--json")
+    assert [p["id"] for p in json.loads(result.stdout)["principals"]] == readers
+
+
+def test_blast_radius_ranks_the_weeks_changes(scenario_warehouse):
+    result = run("blast-radius", "--warehouse", scenario_warehouse, "--since", "2024-08-01", "--until", "2024-08-08",
+                 "--engine", "local", "--json")
+    assert result.exit_code == 0, result.stderr
+    changes = json.loads(result.stdout)["changes"]
+    assert len(changes) == 20
+    scores = [c["score"] for c in changes]
+    assert scores == sorted(scores, reverse=True)
+    schema = next(c for c in changes if c["kind"] == "schema_change" and c["entity_id"] == T("orders_raw"))
+    # on the graph just before 2024-08-04T09:00: the 8 vertices of the impact test
+    assert schema["summary"] == {"Baseline": 1, "Dag": 1, "Instance": 1, "Job": 1, "Node": 1, "Table": 1, "User": 2}
+    # 1.0 x (Job .5 + Node 2 + Table 3 + (Instance .25 + Baseline 5 + User 1 + User 1)/2 + Dag .25/3)
+    assert schema["score"] == pytest.approx(1.0 * (0.5 + 2 + 3 + (0.25 + 5 + 1 + 1) / 2 + 0.25 / 3), abs=1e-3)
+    drop = next(c for c in changes if c["kind"] == "drop")
+    assert drop["entity_id"] == T("tmp_backup") and drop["summary"] == {"User": 1}  # the grantee is told
