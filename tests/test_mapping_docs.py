@@ -37,3 +37,12 @@ def test_the_document_names_the_facts_users_rely_on():
         "| change | Change `drop` on (Table)",
     ):
         assert row in text, row
+
+
+def test_readme_lists_every_impact_rule():
+    from lineage.analysis.rules import FORWARD, IMPACT_RULES
+
+    readme = (DOC.parents[1] / "README.md").read_text()
+    for rule in IMPACT_RULES:
+        way = "src → dst" if rule.flows == FORWARD else "dst → src"
+        assert f"| `{rule.relationship}` | {way} | {rule.why} |" in readme, rule.relationship
