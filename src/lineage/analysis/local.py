@@ -1,0 +1,177 @@
+"""The in-memory engine: networkx, no JVM, for graphs that fit (and for notebooks and tests).
+
+``LocalEngine.graph`` is a ``networkx.MultiDiGraph`` in the stored direction: one edge per
+``(src, dst, relationship)`` keyed by the relationship, its validity intervals in ``intervals``;
+nodes carry ``label`` (and ``name``). Edges whose endpoints are not vertices are left out
+(GraphFrames drops them too), so a vertex deleted as of a moment is neither reached nor walked
+through.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
+
+import networkx as nx
+
+from lineage.analysis.engine import Affected, check_depth, directions
+from lineage.analysis.rules import IMPACT_RULES, ImpactRule
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+VERTEX_FIELDS = ("id", "label", "name", "first_seen", "deleted_at")
+EDGE_FIELDS = ("src", "dst", "relationship", "valid_from", "valid_to")
+
+
+def shortest_witnesses(
+    neighbours: Callable[[str], Iterable[str]], sources: Iterable[str], max_depth: int | None = None
+) -> dict[str, tuple[str, ...]]:
+    """Level-by-level BFS from all ``sources`` at once: every vertex within ``max_depth`` steps ->
+    its lexicographically smallest shortest path (sources map to ``(source,)``).
+
+    Each level is kept sorted by its vertices' paths, so comparing two candidate paths into a
+    vertex is comparing their predecessors' ranks: the first (lowest-rank) predecessor to reach
+    a vertex is its witness, and the next level sorts by (predecessor rank, id). No path is
+    copied or compared while searching; cycles end because a vertex is entered once.
+    """
+    level = sorted(set(sources))
+    parent: dict[str, str | None] = {source: None for source in level}
+    order: list[str] = list(level)  # discovery order: a parent always precedes its children
+    depth = 0
+    while level and (max_depth is None or depth < max_depth):
+        depth += 1
+        following: list[str] = []
+        for vertex in level:  # in path order
+            fresh = {n for n in neighbours(vertex) if n not in parent}
+            for n in fresh:
+                parent[n] = vertex
+            following.extend(sorted(fresh))
+        order.extend(following)
+        level = following
+    paths: dict[str, tuple[str, ...]] = {}
+    for vertex in order:
+        up = parent[vertex]
+        paths[vertex] = (vertex,) if up is None else paths[up] + (vertex,)
+    return paths
+
+
+def _moment_scalar(kind: "pa.DataType", moment: datetime) -> "pa.Scalar":
+    """``moment`` as a scalar of a timestamp column's type: Spark writes UTC-adjusted timestamps
+    (read back zoned), other writers may leave them naive (taken as UTC, as everywhere here)."""
+    import pyarrow as pa
+
+    utc = moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    if getattr(kind, "tz", None):
+        return pa.scalar(utc, type=kind)
+    return pa.scalar(utc.replace(tzinfo=None), type=kind)
+
+
+def valid_at(table: "pa.Table", start: str, end: str, moment: datetime) -> "pa.Table":
+    """Rows whose ``[start, end)`` contains ``moment``, a null bound being open: the rule of
+    ``lineage.graph.api.at`` (vertices: first_seen/deleted_at, edges: valid_from/valid_to)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    keep = pa.chunked_array([pa.array([True] * table.num_rows, pa.bool_())])
+    for name, test in ((start, pc.less_equal), (end, pc.greater)):
+        if name not in table.column_names or pa.types.is_null(table.schema.field(name).type):
+            continue  # absent or all-null: open on that side
+        column = table.column(name)
+        inside = pc.or_kleene(pc.is_null(column), test(column, _moment_scalar(column.type, moment)))
+        keep = pc.and_kleene(keep, inside)
+    return table.filter(keep)
+
+
+def _read(path: Path, fields: Sequence[str]) -> "pa.Table":
+    """The wanted columns of a parquet dataset directory (Spark's ``_SUCCESS``/``.crc`` skipped)."""
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset(str(path), format="parquet")
+    return dataset.to_table(columns=[f for f in fields if f in dataset.schema.names])
+
+
+def _rows(table: "pa.Table") -> Iterator[dict[str, Any]]:
+    columns = [table.column(name).to_pylist() for name in table.column_names]
+    for values in zip(*columns):
+        yield dict(zip(table.column_names, values))
+
+
+class LocalEngine:
+    """Reachability on a networkx graph held in memory (see ``lineage.analysis.engine``)."""
+
+    name = "local"
+
+    def __init__(self, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]]) -> None:
+        graph = nx.MultiDiGraph()
+        for row in vertices:
+            vid = row.get("id")
+            if vid is None:
+                continue
+            label, name = row.get("label"), row.get("name")
+            if vid in graph:  # a duplicated id: the smallest label, as the Spark engine takes
+                known = graph.nodes[vid]
+                labels = [x for x in (known["label"], label) if x is not None]
+                label, name = (min(labels) if labels else None), known["name"] or name
+            graph.add_node(vid, label=label, name=name)
+        for row in edges:
+            src, dst, relationship = row.get("src"), row.get("dst"), row.get("relationship")
+            if relationship is None or src not in graph or dst not in graph:
+                continue
+            interval = (row.get("valid_from"), row.get("valid_to"))
+            if graph.has_edge(src, dst, key=relationship):
+                graph.edges[src, dst, relationship]["intervals"].append(interval)
+            else:
+                graph.add_edge(src, dst, key=relationship, relationship=relationship, intervals=[interval])
+        self.graph = graph
+
+    @classmethod
+    def from_warehouse(cls, warehouse: str | Path, as_of: Any = None) -> "LocalEngine":
+        """The built graph (as of a moment), read with pyarrow: no Spark, no JVM."""
+        from lineage.graph.api import GraphNotBuilt, to_time
+        from lineage.warehouse import Warehouse
+
+        wh = Warehouse.at(warehouse)
+        if not (wh.vertices.is_dir() and wh.edges.is_dir()):
+            raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+        vertices, edges = _read(wh.vertices, VERTEX_FIELDS), _read(wh.edges, EDGE_FIELDS)
+        moment = to_time(as_of)
+        if moment is not None:
+            vertices = valid_at(vertices, "first_seen", "deleted_at", moment)
+            edges = valid_at(edges, "valid_from", "valid_to", moment)
+        return cls(_rows(vertices), _rows(edges))
+
+    def reach(
+        self,
+        sources: Sequence[str],
+        *,
+        rules: Sequence[ImpactRule] = IMPACT_RULES,
+        max_depth: int | None = None,
+        relationships: Collection[str] | None = None,
+    ) -> list[Affected]:
+        check_depth(max_depth)
+        forward, backward = directions(rules, relationships)
+        succ, pred = self.graph.succ, self.graph.pred
+
+        def neighbours(vertex: str) -> Iterator[str]:
+            if forward:
+                for other, keys in succ[vertex].items():
+                    if not forward.isdisjoint(keys):
+                        yield other
+            if backward:
+                for other, keys in pred[vertex].items():
+                    if not backward.isdisjoint(keys):
+                        yield other
+
+        starts = [source for source in sources if source in self.graph]
+        paths = shortest_witnesses(neighbours, starts, max_depth)
+        nodes = self.graph.nodes
+        found = [
+            Affected(vid, nodes[vid]["label"], len(path) - 1, path) for vid, path in paths.items() if len(path) > 1
+        ]
+        return sorted(found, key=lambda a: (a.distance, a.id))
+
+    def labels(self, ids: Collection[str]) -> dict[str, str]:
+        nodes = self.graph.nodes
+        return {vid: nodes[vid]["label"] for vid in ids if vid in nodes}
