@@ -17,6 +17,7 @@ never collected, only the answer.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Sequence
 
@@ -35,10 +36,10 @@ def _steps(vertices: "DataFrame", edges: "DataFrame", forward: frozenset[str], b
     from pyspark.sql import functions as F
 
     relationship = F.col("relationship")
-    walked = edges.where(relationship.isin(list(forward))).select(F.col("src").alias("a"), F.col("dst").alias("b"))
-    walked = walked.unionByName(
-        edges.where(relationship.isin(list(backward))).select(F.col("dst").alias("a"), F.col("src").alias("b"))
-    )
+    walked = edges.where(relationship.isin(sorted(forward))).select(F.col("src").alias("a"), F.col("dst").alias("b"))
+    if backward:
+        against = edges.where(relationship.isin(sorted(backward))).select(F.col("dst").alias("a"), F.col("src").alias("b"))
+        walked = against if not forward else walked.unionByName(against)
     ids = vertices.select("id")
     return (
         walked.where(F.col("a") != F.col("b"))
@@ -49,29 +50,65 @@ def _steps(vertices: "DataFrame", edges: "DataFrame", forward: frozenset[str], b
     )
 
 
+def materialize(frame: "DataFrame") -> tuple["DataFrame", int]:
+    """``frame`` computed once (local checkpoint, filled by the count: one job) and its row
+    count, as a plan with no history.
+
+    A checkpoint keeps the size estimate of the plan it came from, and Spark estimates a join
+    as the *product* of its sides' sizes: fed back level after level, the estimate of the state
+    self-joined by ``aggregateMessages`` grows doubly exponentially (BigInt arithmetic took
+    minutes by level 11). Re-wrapping the checkpointed rows drops that estimate; the count
+    decides broadcasts instead (``_small``).
+    """
+    from pyspark.sql import DataFrame
+
+    checkpointed = frame.localCheckpoint(eager=False)
+    rows = checkpointed.count()
+    session = frame.sparkSession
+    fresh = session._jsparkSession.internalCreateDataFrame(
+        checkpointed._jdf.queryExecution().toRdd(), checkpointed._jdf.schema(), False
+    )
+    return DataFrame(fresh, session), rows
+
+
+BROADCAST_ROWS = 50_000
+"""Frontiers and reached sets up to this many rows are broadcast into the level's joins (the
+checkpointed frames carry no size estimate Spark could use for that choice itself)."""
+
+
+def _small(frame: "DataFrame", rows: int) -> "DataFrame":
+    from pyspark.sql import functions as F
+
+    return F.broadcast(frame) if rows <= BROADCAST_ROWS else frame
+
+
+REMATERIALIZE_LEVELS = 8
+"""The reached set is a union of the levels' frames, re-materialized every this many levels."""
+
+
 def frontier_bfs(steps: "DataFrame", start: "DataFrame", max_depth: int | None) -> "DataFrame":
     """``(id, distance, path)`` of every vertex within ``max_depth`` steps of ``start`` (``id``),
     by joining each level's new vertices with the steps: work per level ~ the frontier's edges."""
     from pyspark.sql import functions as F
 
-    reached = start.select("id", F.lit(0).alias("distance"), F.array("id").alias("path")).localCheckpoint()
-    frontier = reached.select("id", "path")
+    reached, count = materialize(start.select("id", F.lit(0).alias("distance"), F.array("id").alias("path")))
+    frontier, size = reached.select("id", "path"), count
     depth = 0
-    while max_depth is None or depth < max_depth:
+    while size and (max_depth is None or depth < max_depth):
         depth += 1
-        candidates = frontier.join(steps, F.col("id") == F.col("a")).select(
+        candidates = _small(frontier, size).join(steps, F.col("id") == F.col("a")).select(
             F.col("b").alias("id"), F.concat(F.col("path"), F.array(F.col("b"))).alias("path")
         )
-        fresh = (
-            candidates.join(reached.select("id"), "id", "left_anti")
+        frontier, size = materialize(
+            candidates.join(_small(reached.select("id"), count), "id", "left_anti")
             .groupBy("id")
             .agg(F.min("path").alias("path"))
-            .localCheckpoint()
         )
-        if fresh.isEmpty():
-            break
-        reached = reached.unionByName(fresh.select("id", F.lit(depth).alias("distance"), "path")).localCheckpoint()
-        frontier = fresh
+        if size:
+            reached = reached.unionByName(frontier.select("id", F.lit(depth).alias("distance"), "path"))
+            count += size
+            if depth % REMATERIALIZE_LEVELS == 0:
+                reached, count = materialize(reached)
     return reached
 
 
@@ -84,7 +121,7 @@ def message_bfs(steps: "DataFrame", start: "DataFrame", max_depth: int | None) -
 
     ends = steps.select(F.col("a").alias("id")).unionByName(steps.select(F.col("b").alias("id")))
     begun = start.select("id", F.lit(True).alias("_start"))
-    state = (
+    state, _ = materialize(
         ends.unionByName(start.select("id"))
         .distinct()
         .join(begun, "id", "left")
@@ -94,7 +131,6 @@ def message_bfs(steps: "DataFrame", start: "DataFrame", max_depth: int | None) -
             F.when(F.col("_start"), F.array("id")).alias("path"),
             F.coalesce(F.col("_start"), F.lit(False)).alias("active"),
         )
-        .localCheckpoint()
     )
     links = steps.select(F.col("a").alias("src"), F.col("b").alias("dst"))
     offer = F.when(
@@ -103,19 +139,19 @@ def message_bfs(steps: "DataFrame", start: "DataFrame", max_depth: int | None) -
     depth = 0
     while max_depth is None or depth < max_depth:
         depth += 1
-        offers = GraphFrame(state, links).aggregateMessages(F.min(AM.msg).alias("offer"), sendToDst=offer)
-        offers = offers.where(F.col("offer").isNotNull()).localCheckpoint()
-        if offers.isEmpty():
+        with warnings.catch_warnings():  # graphframes 0.8.2 still builds DataFrames from sql_ctx
+            warnings.simplefilter("ignore", UserWarning)
+            offers = GraphFrame(state, links).aggregateMessages(F.min(AM.msg).alias("offer"), sendToDst=offer)
+        offers, size = materialize(offers.where(F.col("offer").isNotNull()))
+        if not size:
             break
-        state = (
-            state.join(offers, "id", "left")
-            .select(
+        state, _ = materialize(
+            state.join(offers, "id", "left").select(
                 "id",
                 F.coalesce("distance", F.when(F.col("offer").isNotNull(), F.lit(depth))).alias("distance"),
                 F.coalesce("path", "offer").alias("path"),
                 F.col("offer").isNotNull().alias("active"),
             )
-            .localCheckpoint()
         )
     return state.where(F.col("distance").isNotNull()).select("id", "distance", "path")
 
@@ -137,7 +173,8 @@ class SparkEngine:
         self.method = method
         self.spark: SparkSession = vertices.sparkSession
         # one row per id (the smallest label if an id repeats, as the local engine does)
-        self.vertices = vertices.where(F.col("id").isNotNull()).groupBy("id").agg(F.min("label").alias("label"))
+        self._vertex_rows = vertices.where(F.col("id").isNotNull()).groupBy("id").agg(F.min("label").alias("label"))
+        self._vertices: DataFrame | None = None
         self.edges = edges.select("src", "dst", "relationship").where(
             F.col("src").isNotNull() & F.col("dst").isNotNull() & F.col("relationship").isNotNull()
         )
@@ -152,11 +189,21 @@ class SparkEngine:
         vertices, edges = api.load(warehouse, spark, as_of)
         return cls(vertices, edges, method=method)
 
+    @property
+    def vertices(self) -> "DataFrame":
+        """``(id, label)``, one row per id; materialized on first use, since every ``reach``
+        joins it (blast radius asks many) and it is far smaller than the vertex rows read."""
+        if self._vertices is None:
+            self._vertices = materialize(self._vertex_rows)[0]
+        return self._vertices
+
     def steps(self, forward: frozenset[str], backward: frozenset[str]) -> "DataFrame":
-        """The step graph of one rule selection, materialized once and reused by later calls."""
+        """The step graph of one rule selection, materialized once and reused by later calls;
+        hash-partitioned by ``a`` (kept by a plain checkpoint) so an unbroadcast frontier join
+        shuffles the frontier only. Its size estimate is kept too: it is never fed back."""
         key = (forward, backward)
         if key not in self._steps:
-            self._steps[key] = _steps(self.vertices, self.edges, forward, backward).localCheckpoint()
+            self._steps[key] = _steps(self.vertices, self.edges, forward, backward).repartition("a").localCheckpoint()
         return self._steps[key]
 
     def _ids(self, ids: Collection[str]) -> "DataFrame":
