@@ -29,6 +29,7 @@ from typing import Any
 
 from lineage import ids
 from lineage.events.base import parse_time
+from lineage.graph.api import contains, exists_at, to_time
 
 CAN_ACCESS, HAS_ROLE, HAS_LABEL, HAS_COLUMN, IN_PROJECT, FEEDS = (
     "CAN_ACCESS", "HAS_ROLE", "HAS_LABEL", "HAS_COLUMN", "IN_PROJECT", "FEEDS")
@@ -78,13 +79,7 @@ class Edge:
         )
 
     def valid_at(self, moment: datetime) -> bool:
-        return (self.valid_from is None or self.valid_from <= moment) and (self.valid_to is None or moment < self.valid_to)
-
-
-def _exists_at(row: Mapping[str, Any], moment: datetime) -> bool:
-    """As graph.api.at: first seen by then and not deleted by then."""
-    first, deleted = _time(row.get("first_seen")), _time(row.get("deleted_at"))
-    return (first is None or first <= moment) and (deleted is None or deleted > moment)
+        return contains(self.valid_from, self.valid_to, moment)
 
 
 class Snapshot:
@@ -95,7 +90,7 @@ class Snapshot:
     def __init__(self, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]], moment: datetime):
         self.moment = moment
         rows = {v["id"]: v for v in vertices}
-        self.gone = frozenset(i for i, v in rows.items() if not _exists_at(v, moment))
+        self.gone = frozenset(i for i, v in rows.items() if not exists_at(v, moment))
         self.labels: dict[str, str] = {i: v.get("label") or ids.label_of(i) for i, v in rows.items()}
         self.properties: dict[str, dict[str, str]] = {i: _props(v.get("properties")) for i, v in rows.items()}
         self._out: dict[tuple[str, str], list[Edge]] = defaultdict(list)
@@ -124,7 +119,7 @@ class Snapshot:
 
 def moment_of(as_of: Any) -> datetime:
     """``as_of`` as an aware UTC datetime; None means now."""
-    return _time(as_of) or datetime.now(timezone.utc)
+    return to_time(as_of) or datetime.now(timezone.utc)
 
 
 def snapshot(vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]], as_of: Any = None) -> Snapshot:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
@@ -16,7 +16,7 @@ from lineage.analysis import access as access_analysis
 from lineage.analysis import propagation
 from lineage.analysis.blast import ChangeImpact, blast_radius
 from lineage.analysis.engine import Affected, open_engine
-from lineage.graph.api import change_rows, load_rows, to_time
+from lineage.graph.api import change_rows, load_rows
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -24,10 +24,6 @@ if TYPE_CHECKING:
 
 class UnknownIds(ValueError):
     """Ids that are not vertices of the graph at that time (a usage error)."""
-
-
-def _moment(as_of: Any) -> datetime:
-    return to_time(as_of) or datetime.now(timezone.utc)
 
 
 @dataclass(frozen=True)
@@ -61,7 +57,7 @@ def impact(
     spark: "SparkSession | None" = None,
 ) -> ImpactResult:
     """What breaks and who must be told if ``ids`` change (downstream along the impact rules)."""
-    moment = _moment(as_of)
+    moment = access_analysis.moment_of(as_of)
     runner = open_engine(warehouse, engine=engine, as_of=moment, spark=spark)
     known = runner.labels(ids)
     missing = [i for i in ids if i not in known]
@@ -90,7 +86,7 @@ class AccessResult:
 
 def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessResult:
     """Every principal who can read ``target`` as of a time, and how (one path each in JSON)."""
-    moment = _moment(as_of)
+    moment = access_analysis.moment_of(as_of)
     vertices, edges = load_rows(warehouse)
     if not any(v["id"] == target for v in vertices):
         raise UnknownIds(f"not in the graph: {target}")
@@ -101,7 +97,7 @@ def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessRe
 
 def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | None = None) -> list[Any]:
     """Principals who can read data carrying a propagated sensitive tag they were never cleared for."""
-    moment = _moment(as_of)
+    moment = access_analysis.moment_of(as_of)
     vertices, edges = load_rows(warehouse)
     kwargs = {"tags": tuple(tags)} if tags else {}
     return propagation.exposure(vertices, edges, as_of=moment, **kwargs)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from lineage.events.base import parse_time
 from lineage.warehouse import Warehouse
@@ -115,16 +115,21 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def valid_at(row: dict[str, Any], moment: datetime) -> bool:
-    """An edge row's interval ``[valid_from, valid_to)`` contains ``moment`` (nulls are open)."""
-    start, end = row.get("valid_from"), row.get("valid_to")
-    return (start is None or start <= moment) and (end is None or end > moment)
+def contains(start: Any, end: Any, moment: datetime) -> bool:
+    """``[start, end)`` contains ``moment``; a null bound is open, naive times are UTC.
+    The one as-of rule of plain rows (``at`` is its Spark twin)."""
+    first, last = parse_time(start), parse_time(end)
+    return (first is None or first <= moment) and (last is None or last > moment)
 
 
-def exists_at(row: dict[str, Any], moment: datetime) -> bool:
+def valid_at(row: Mapping[str, Any], moment: datetime) -> bool:
+    """An edge row's interval ``[valid_from, valid_to)`` contains ``moment``."""
+    return contains(row.get("valid_from"), row.get("valid_to"), moment)
+
+
+def exists_at(row: Mapping[str, Any], moment: datetime) -> bool:
     """A vertex row was first seen by ``moment`` and not deleted by then."""
-    first, deleted = row.get("first_seen"), row.get("deleted_at")
-    return (first is None or first <= moment) and (deleted is None or deleted > moment)
+    return contains(row.get("first_seen"), row.get("deleted_at"), moment)
 
 
 def rows_at(
