@@ -38,3 +38,50 @@ def scenario_warehouse(spark, tmp_path_factory) -> Path:
     ingest([SCENARIO], warehouse, spark=spark)
     build(warehouse, spark=spark, aliases=SCENARIO / "aliases.csv")
     return warehouse
+
+
+@pytest.fixture(scope="session")
+def bolt_server(tmp_path_factory):
+    """A FalkorDB Bolt server for the export tests (each test wipes it first: see ``bolt``)."""
+    import boltserver
+
+    server = boltserver.start(tmp_path_factory.mktemp("falkordb"))
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def bolt(bolt_server):
+    """The export tests' server, emptied before the test."""
+    assert bolt_server.alive(), f"FalkorDB died:\n{bolt_server.log()}"
+    bolt_server.wipe()
+    return bolt_server
+
+
+@pytest.fixture(scope="session")
+def demo_warehouse(spark, tmp_path_factory) -> Path:
+    """`lineage demo`'s events ingested and built once (read-only for tests)."""
+    from lineage.graph.build import build
+    from lineage.ingest.pipeline import ingest
+    from lineage.samples import ALIASES, write_samples
+
+    root = tmp_path_factory.mktemp("demo")
+    write_samples(root / "events")
+    warehouse = root / "warehouse"
+    ingest([root / "events"], warehouse, spark=spark)
+    (warehouse / "aliases.csv").write_text(ALIASES)
+    build(warehouse, spark=spark)
+    return warehouse
+
+
+@pytest.fixture(scope="session")
+def demo_graph(demo_warehouse, tmp_path_factory):
+    """A Bolt server holding the exported demo graph, for the cypher/ query tests (read-only)."""
+    import boltserver
+
+    from lineage.export.neo4j import Target, export
+
+    server = boltserver.start(tmp_path_factory.mktemp("falkordb-demo"))
+    export(demo_warehouse, Target(server.uri), batch_size=500)
+    yield server
+    server.stop()

