@@ -62,13 +62,15 @@ class BoltServer:
         return GraphDatabase.driver(self.uri, auth=None)
 
     def query(self, text: str, **params: Any) -> list[dict[str, Any]]:
-        """Run one read query over Bolt (in a transaction, like the exporter) and return dicts."""
+        """Run one read query over Bolt (in a transaction, like the exporter) and return dicts.
+        Parameters are encoded the way FalkorDB needs (see lineage.export.dialect)."""
+        from lineage.export.dialect import FALKORDB
         from lineage.export.neo4j import read
 
         driver = self.driver()
         try:
             with driver.session() as session:
-                return read(session, text, **params)
+                return read(session, text, **FALKORDB.encode(params))
         finally:
             driver.close()
 
