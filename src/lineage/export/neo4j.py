@@ -283,49 +283,84 @@ def export(
     return result
 
 
+@dataclass
+class Step:
+    """One statement and the rows it is sent with, encoded for the server."""
+
+    phase: str
+    query: str
+    pairs: list[tuple[Any, dict[str, Any]]]  # (plan item, parameter row)
+    journal: Callable[[Any], dict[str, Any]]
+    expect_all: bool
+
+
+def steps(dialect: Dialect, work: Plan) -> list[Step]:
+    """The plan as statements in write order, every row checked against the dialect first,
+    so a row the server cannot take stops the export before anything is sent."""
+    out: list[Step] = []
+
+    def add(phase: str, query: str, items: list[Any], payload: Callable[[Any], dict[str, Any]],
+            journal: Callable[[Any], dict[str, Any]], expect_all: bool) -> None:
+        limit = request_limit(dialect, query)
+        pairs = []
+        for item in items:
+            for value in _ids(item):
+                dialect.check_id(value)
+            row = dialect.encode(payload(item))
+            if limit and weight(row) > limit:
+                name = getattr(item, "id", None) or getattr(item, "key", None) or item.get("key")
+                raise DialectError(f"{phase}: {name!r} needs {weight(row)} bytes, over the {dialect.name} "
+                                   f"request limit of {limit}")
+            pairs.append((item, row))
+        out.append(Step(phase, query, pairs, journal, expect_all))
+
+    deleted = lambda r: {**r, "digest": None}  # noqa: E731
+    for (rel, src_label, dst_label), rows in _grouped(work.rel_deletes, lambda r: (r["label"], r["src_label"], r["dst_label"])):
+        add(f"delete {rel}", delete_rels_query(rel, src_label, dst_label), rows,
+            lambda r: {"src": r["src"], "key": r["key"], "dst": r["dst"]}, deleted, False)
+    for (label,), rows in _grouped(work.node_upserts, lambda n: (n.label,)):
+        add(f"write {label}", upsert_nodes_query(label), rows, lambda n: {"id": n.id, "props": n.props}, node_state, True)
+    for (rel, src_label, dst_label), rows in _grouped(work.rel_upserts, lambda r: (r.type, r.src_label, r.dst_label)):
+        add(f"write {rel}", upsert_rels_query(rel, src_label, dst_label), rows,
+            lambda r: {"src": r.src, "dst": r.dst, "key": r.key, "props": r.props}, rel_state, True)
+    for (label,), rows in _grouped(work.node_deletes, lambda r: (r["label"],)):
+        add(f"delete {label}", delete_nodes_query(label), rows, lambda r: {"id": r["key"]}, deleted, False)
+    return out
+
+
+def weight(row: dict[str, Any]) -> int:
+    return rendered_size(row) + 2
+
+
+def request_limit(dialect: Dialect, query: str) -> int | None:
+    return dialect.request_bytes - len(query.encode()) - 16 if dialect.request_bytes else None
+
+
 def _apply(session: Any, dialect: Dialect, work: Plan, state: ExportState, batch_size: int,
            progress: Progress | None) -> int:
     """Send the plan; every committed batch goes to the journal before the next one is sent."""
-    done = 0
-    total = work.total
-    count = 0
-
-    def weight(payload: dict[str, Any]) -> int:
-        return rendered_size(payload) + 2
-
-    def run(phase: str, query: str, items: list[Any], payload: Callable[[Any], dict[str, Any]],
-            journal: Callable[[Any], dict[str, Any]], expect_all: bool) -> None:
-        nonlocal done, count
-        limit = dialect.request_bytes - len(query.encode()) - 16 if dialect.request_bytes else None
-        encoded = [(item, dialect.encode(payload(item))) for item in items]
-        if limit:
-            for item, row in encoded:
-                if weight(row) > limit:
-                    raise DialectError(f"{phase}: {getattr(item, 'id', None) or getattr(item, 'key', '')!r} needs "
-                                       f"{weight(row)} bytes, over the {dialect.name} request limit of {limit}")
-        for chunk in batches(encoded, batch_size, limit, lambda pair: weight(pair[1])):
-            written = _write(session, query, [row for _, row in chunk])
-            if expect_all and written != len(chunk):
-                raise ExportError(f"{phase}: the server wrote {written} of {len(chunk)} rows "
+    done, count, total = 0, 0, work.total
+    for step in steps(dialect, work):
+        limit = request_limit(dialect, step.query)
+        for chunk in batches(step.pairs, batch_size, limit, lambda pair: weight(pair[1])):
+            written = _write(session, step.query, [row for _, row in chunk])
+            if step.expect_all and written != len(chunk):
+                raise ExportError(f"{step.phase}: the server wrote {written} of {len(chunk)} rows "
                                   "(a node it should hold is missing; run again with --full)")
-            state.record([journal(item) for item, _ in chunk])
+            state.record([step.journal(item) for item, _ in chunk])
             done += len(chunk)
             count += 1
             if progress:
-                progress(phase, done, total)
-
-    for (rel, src_label, dst_label), rows in _grouped(work.rel_deletes, lambda r: (r["label"], r["src_label"], r["dst_label"])):
-        run(f"delete {rel}", delete_rels_query(rel, src_label, dst_label), rows,
-            lambda r: {"src": r["src"], "key": r["key"], "dst": r["dst"]}, lambda r: {**r, "digest": None}, False)
-    for (label,), rows in _grouped(work.node_upserts, lambda n: (n.label,)):
-        run(f"write {label}", upsert_nodes_query(label), rows, lambda n: {"id": n.id, "props": n.props}, node_state, True)
-    for (rel, src_label, dst_label), rows in _grouped(work.rel_upserts, lambda r: (r.type, r.src_label, r.dst_label)):
-        run(f"write {rel}", upsert_rels_query(rel, src_label, dst_label), rows,
-            lambda r: {"src": r.src, "dst": r.dst, "key": r.key, "props": r.props}, rel_state, True)
-    for (label,), rows in _grouped(work.node_deletes, lambda r: (r["label"],)):
-        run(f"delete {label}", delete_nodes_query(label), rows, lambda r: {"id": r["key"]},
-            lambda r: {**r, "digest": None}, False)
+                progress(step.phase, done, total)
     return count
+
+
+def _ids(item: Any) -> tuple[str, ...]:
+    if isinstance(item, Node):
+        return (item.id,)
+    if isinstance(item, Rel):
+        return (item.src, item.dst)
+    return ()
 
 
 def ensure_schema(session: Any, dialect: Dialect, labels: list[str], rel_types: list[str]) -> list[str]:
