@@ -64,15 +64,15 @@ def rendered_size(value: Any) -> int:
     if value is None:
         return 4
     if isinstance(value, bool):
-        return 5
+        return 4 if value else 5
     if isinstance(value, int):
         return len(str(value))
     if isinstance(value, float):
         return len(f"{value:f}")
-    if isinstance(value, dict):
-        return 2 + sum(len(k.encode()) + 2 + rendered_size(v) + 2 for k, v in value.items())
-    if isinstance(value, (list, tuple)):
-        return 2 + sum(rendered_size(v) + 2 for v in value)
+    if isinstance(value, dict):  # {k: v, k: v}
+        return 2 + sum(len(k.encode()) + 2 + rendered_size(v) for k, v in value.items()) + 2 * max(len(value) - 1, 0)
+    if isinstance(value, (list, tuple)):  # [v, v]
+        return 2 + sum(rendered_size(v) for v in value) + 2 * max(len(value) - 1, 0)
     raise DialectError(f"cannot send a {type(value).__name__} to FalkorDB")
 
 

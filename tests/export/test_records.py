@@ -1,0 +1,91 @@
+"""The export's pure parts: vocabulary-only statements, row identity, batching, the FalkorDB encoding."""
+
+from __future__ import annotations
+
+import pytest
+
+from export.graphgen import T0, write_graph
+from lineage.export import records
+from lineage.export.dialect import FALKORDB, NEO4J, DialectError, rendered_size
+from lineage.export.neo4j import (
+    batches,
+    delete_nodes_query,
+    delete_rels_query,
+    plan,
+    upsert_nodes_query,
+    upsert_rels_query,
+)
+from lineage.export.records import VocabularyError
+from lineage.export.state import ExportState, target_name
+
+
+@pytest.mark.parametrize("label", ["Table`) DETACH DELETE n //", "table", "Person", ""])
+def test_statements_are_only_built_from_the_vocabulary(label):
+    for build in (upsert_nodes_query, delete_nodes_query):
+        with pytest.raises(VocabularyError):
+            build(label)
+    with pytest.raises(VocabularyError):
+        upsert_rels_query("FEEDS", label, "Table")
+    with pytest.raises(VocabularyError):
+        delete_rels_query(label, "Table", "Table")
+
+
+def test_statements_take_every_value_as_a_parameter():
+    query = upsert_rels_query("FEEDS", "Table", "Table")
+    assert query.startswith("UNWIND $rows AS r ") and "r.props" in query and "'" not in query and '"' not in query
+
+
+def test_a_graph_label_outside_the_vocabulary_stops_the_export_before_any_statement(tmp_path):
+    warehouse = write_graph(tmp_path / "w", [{"id": "x:y:z", "label": "Robert'); DROP"}], [])
+    with pytest.raises(VocabularyError, match="not in the export vocabulary"):
+        plan(warehouse, ExportState(tmp_path / "state"))
+
+
+def test_edge_identity_is_stable_and_separates_intervals():
+    one = records.edge_key("a", "FEEDS", "b", "", "2024-07-01T00:00:00.000000Z")
+    assert one == records.edge_key("a", "FEEDS", "b", "", "2024-07-01T00:00:00.000000Z")
+    assert one != records.edge_key("a", "FEEDS", "b", "", "2024-07-02T00:00:00.000000Z")  # re-granted later
+    assert one != records.edge_key("a", "FEEDS", "b", "select", "2024-07-01T00:00:00.000000Z")
+    assert one != records.edge_key("a\x1fFEEDS", "b", "", "", "2024-07-01T00:00:00.000000Z")
+
+
+def test_property_keys_are_flattened_safely():
+    flat = records.flat({"id": "x", "name": "core", "deleted_at": None}, {"name": "mapping", "odd key!": "v", "ok": None},
+                        ("id", "name", "deleted_at"))
+    assert flat == {"id": "x", "name": "core", "p_name": "mapping", "p_odd_key_": "v"}
+
+
+def test_times_are_fixed_width_utc_strings_so_string_order_is_time_order(tmp_path):
+    from datetime import timedelta
+
+    moments = [T0, T0 + timedelta(microseconds=5), T0 + timedelta(seconds=1), T0 + timedelta(days=400)]
+    warehouse = write_graph(tmp_path / "w", [{"id": f"table:maxcompute:p.t{i}", "label": "Table", "first_seen": m}
+                                             for i, m in enumerate(moments)], [])
+    seen = [n.props["first_seen"] for n in records.nodes(warehouse)]
+    assert seen == ["2024-07-01T00:00:00.000000Z", "2024-07-01T00:00:00.000005Z", "2024-07-01T00:00:01.000000Z",
+                    "2025-08-05T00:00:00.000000Z"]
+    assert sorted(seen) == seen and len(set(map(len, seen))) == 1
+
+
+def test_batches_respect_rows_and_bytes():
+    assert [len(b) for b in batches(list(range(10)), 4, None, lambda r: 1)] == [4, 4, 2]
+    assert [len(b) for b in batches(list(range(10)), 100, 10, lambda r: 3)] == [3, 3, 3, 1]
+    assert [len(b) for b in batches([], 4, None, lambda r: 1)] == []
+
+
+def test_falkordb_encoding_and_rendered_size():
+    row = {"id": "it's a \\ test", "n": 12, "props": {"list": ["a'b"], "none": None, "yes": True}}
+    encoded = FALKORDB.encode(row)
+    assert encoded["id"] == "it\\'s a \\\\ test" and encoded["props"]["list"] == ["a\\'b"] and encoded["n"] == 12
+    assert NEO4J.encode(row) is row  # Neo4j binds parameters itself
+    # exactly as the server prints it: {id: 'it\'s a \\ test', n: 12, props: {list: ['a\'b'], none: NULL, yes: true}}
+    printed = "{id: 'it\\'s a \\\\ test', n: 12, props: {list: ['a\\'b'], none: NULL, yes: true}}"
+    assert rendered_size(encoded) == len(printed.encode())
+    with pytest.raises(DialectError):
+        FALKORDB.encode({"id": "nul\x00byte"})
+
+
+def test_one_state_directory_per_server_and_database():
+    assert target_name("bolt://localhost:7687", None) == "bolt_localhost_7687_default"
+    assert target_name("neo4j+s://db.example.com:7687", "lineage") == "neo4j_s_db.example.com_7687_lineage"
+    assert target_name("bolt://a:1", "x/../y") != target_name("bolt://a:1", "x")
