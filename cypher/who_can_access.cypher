@@ -37,8 +37,7 @@ WITH t, object, grantee, g, h, CASE WHEN grantee:Role THEN member ELSE grantee E
 WHERE principal IS NOT NULL
 WITH t, object, grantee, g, principal,
      CASE WHEN h IS NOT NULL AND h.valid_from > g.valid_from THEN h.valid_from ELSE g.valid_from END AS since,
-     [p IN split(replace(replace(replace(coalesce(g.privileges, ''), '[', ''), ']', ''), '"', ''), ',')
-      WHERE trim(p) <> '' | toLower(trim(p))] AS listed
+     [p IN coalesce(g.privileges, []) WHERE trim(p) <> '' | toLower(trim(p))] AS listed
 RETURN principal.id AS principal, principal.label AS label, principal.name AS name,
        CASE WHEN grantee:Role THEN 'role'
             WHEN g.closed_by = 'expiry' OR g.approval IS NOT NULL OR g.via IS NOT NULL OR g.ticket_id IS NOT NULL

@@ -39,10 +39,22 @@ def iso(value):
     return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if isinstance(value, datetime) else value
 
 
+LISTS = {"via", "privileges", "grantees", "resources", "allow_actions"}  # JSON lists in the graph: lists in Neo4j
+INTEGERS = {"via_count", "status_code"}
+
+
+def typed(key: str, value: str):
+    if key in LISTS and value.startswith("["):
+        return json.loads(value)
+    if key in INTEGERS and value.isdigit():
+        return int(value)
+    return value
+
+
 def with_extra(props: dict, extra: dict, reserved) -> dict:
     for key, value in extra.items():
         if value is not None:
-            props.setdefault(f"p_{key}" if key in reserved else key, value)
+            props.setdefault(f"p_{key}" if key in reserved else key, typed(key, value))
     return props
 
 

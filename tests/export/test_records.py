@@ -89,3 +89,12 @@ def test_one_state_directory_per_server_and_database():
     assert target_name("bolt://localhost:7687", None) == "bolt_localhost_7687_default"
     assert target_name("neo4j+s://db.example.com:7687", "lineage") == "neo4j_s_db.example.com_7687_lineage"
     assert target_name("bolt://a:1", "x/../y") != target_name("bolt://a:1", "x")
+
+
+def test_json_lists_and_counts_become_typed_properties_other_shapes_stay_strings():
+    flat = records.flat({}, {"via": '["job:a","node:b"]', "via_count": "2", "privileges": '["select"]',
+                             "status_code": "5", "comment": '["not","typed"]', "status": "5"}, ())
+    assert flat == {"via": ["job:a", "node:b"], "via_count": 2, "privileges": ["select"], "status_code": 5,
+                    "comment": '["not","typed"]', "status": "5"}
+    assert records.flat({}, {"via": "ApprovePrivilege", "via_count": "many", "grantees": "[broken"}, ()) == {
+        "via": "ApprovePrivilege", "via_count": "many", "grantees": "[broken"}

@@ -9,7 +9,8 @@ One rule for every value so Neo4j Browser users and the saved queries can rely o
   ``key`` (a digest of src, type, dst, qualifier and valid_from) is its identity for MERGE.
 - Change records become ``(:Change)-[:CHANGES]->(entity)`` so "this week's changes" is a query.
 - Mapping properties are flattened beside the core columns; a key that is not a plain identifier
-  or collides with a core column is stored as ``p_<key>``.
+  or collides with a core column is stored as ``p_<key>``. They are strings, but for the few in
+  :data:`PROPERTY_TYPES` (JSON lists such as FEEDS ``via``, counts such as ``via_count``).
 - Nulls are left out (Neo4j does not store null properties either).
 
 Labels and relationship types come only from :data:`NODE_LABELS` / :data:`REL_TYPES`.
@@ -22,7 +23,7 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from lineage import ids
 from lineage.graph.api import GraphNotBuilt
@@ -76,6 +77,27 @@ def digest(props: dict[str, Any]) -> str:
     return hashlib.blake2b(json.dumps(props, sort_keys=True, ensure_ascii=False).encode(), digest_size=10).hexdigest()
 
 
+def _string_list(value: str) -> Any:
+    """``'["a","b"]'`` -> ``["a", "b"]``; anything else stays the string it is."""
+    try:
+        parsed = json.loads(value) if value.startswith("[") else None
+    except ValueError:
+        return value
+    return [str(v) for v in parsed] if isinstance(parsed, list) and all(isinstance(v, (str, int)) for v in parsed) else value
+
+
+def _integer(value: str) -> Any:
+    return int(value) if value.lstrip("-").isdigit() else value
+
+
+PROPERTY_TYPES: dict[str, Callable[[str], Any]] = {
+    "via": _string_list, "privileges": _string_list, "grantees": _string_list, "resources": _string_list,
+    "allow_actions": _string_list, "via_count": _integer, "status_code": _integer,
+}
+"""Mapping properties (strings in the graph) that Neo4j users want typed, so that
+``'job:...' IN r.via`` and ``r.via_count > 3`` work; a value of another shape stays a string."""
+
+
 def flat(core: dict[str, Any], extra: dict[str, str] | None, reserved: tuple[str, ...]) -> dict[str, Any]:
     """Core columns plus the mapping properties, nulls dropped (see the module docstring)."""
     out = {k: v for k, v in core.items() if v is not None}
@@ -83,7 +105,7 @@ def flat(core: dict[str, Any], extra: dict[str, str] | None, reserved: tuple[str
         if value is None:
             continue
         name = key if _IDENTIFIER.match(key) and key not in reserved else "p_" + re.sub(r"\W", "_", key)
-        out.setdefault(name, value)
+        out.setdefault(name, PROPERTY_TYPES.get(key, str)(value))
     return out
 
 
