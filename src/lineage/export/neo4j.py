@@ -70,7 +70,7 @@ class ExportResult:
 
 @dataclass
 class Plan:
-    """What this run writes, in order, as (phase, statement key, rows)."""
+    """What this run sends (rows to upsert or delete) and what the graph holds."""
 
     node_upserts: list[Node]
     rel_upserts: list[Rel]
