@@ -304,7 +304,7 @@ def export_group() -> None:
 def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None, database: str | None, batch_size: int,
                  dialect: str, full: bool, dry_run: bool, retry_seconds: float, as_json: bool) -> None:
     """Export the temporal graph over Bolt: incremental, idempotent, resumable (see README)."""
-    from lineage.export.neo4j import ExportError, Target, export
+    from lineage.export.neo4j import ExportError, ExportInterrupted, Target, export
     from lineage.graph.api import GraphNotBuilt
 
     if not uri.startswith(("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")):
@@ -320,6 +320,9 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
         try:
             result = export(warehouse, target, batch_size=batch_size, dry_run=dry_run, full=full, dialect=dialect,
                             retry_seconds=retry_seconds, progress=progress)
+        except ExportInterrupted as exc:  # the server failed, not the input: exit 1
+            say(str(exc))
+            sys.exit(1)
         except (ExportError, GraphNotBuilt) as exc:
             raise InputError(str(exc)) from None
     if as_json:

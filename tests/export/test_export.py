@@ -319,3 +319,38 @@ def test_cli_usage_errors_exit_2(tmp_path, demo_copy):
     port = boltserver.free_port()
     down = run_cli("export", "neo4j", "--warehouse", str(demo_copy), "--uri", f"bolt://127.0.0.1:{port}", "--retry-seconds", "0.5")
     assert down.exit_code == 2 and "not reachable" in down.stderr
+
+
+def test_a_server_dying_mid_export_stops_it_with_a_clear_error_and_a_resumable_journal(tmp_path):
+    from lineage.export.neo4j import ExportInterrupted
+
+    warehouse = tmp_path / "warehouse"
+    vertices, edges = lineage_graph(tables=800, jobs=900, users=100)
+    write_graph(warehouse, vertices, edges)
+    server = boltserver.start(tmp_path / "dying")
+    journal = _journal(warehouse, server.uri)
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["result"] = export(warehouse, Target(server.uri), retry_seconds=2)
+        except Exception as exc:  # noqa: BLE001 - asserted below
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and worker.is_alive():
+            if journal.exists() and journal.read_text().count("\n") >= 20:
+                break
+            time.sleep(0.005)
+        server.process.kill()
+        worker.join(timeout=60)
+    finally:
+        server.stop()
+    assert not worker.is_alive()
+    error = outcome.get("error")
+    assert isinstance(error, ExportInterrupted), outcome
+    assert "run the same command again to resume" in str(error)
+    assert journal.read_text().count("\n") >= 20

@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from neo4j.exceptions import DriverError, Neo4jError
+
 from lineage.export import records
 from lineage.export.dialect import DIALECTS, Dialect, DialectError, close_without_goodbye, detect, rendered_size
 from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
@@ -33,6 +35,10 @@ MARKER_ID = "lineage"
 
 class ExportError(RuntimeError):
     """The export cannot go on (unreachable server, bad credentials, inconsistent graph)."""
+
+
+class ExportInterrupted(ExportError):
+    """The server failed mid-export after the driver's retries; what was written is journaled."""
 
 
 @dataclass(frozen=True)
@@ -275,6 +281,10 @@ def export(
             state.save(run_id)
     except DialectError as exc:
         raise ExportError(str(exc)) from None
+    except (Neo4jError, DriverError) as exc:
+        message = getattr(exc, "message", None) or str(exc).strip().splitlines()[-1]
+        raise ExportInterrupted(f"{target.uri}: the export stopped: {type(exc).__name__}: {message}. What was "
+                                "written is recorded; run the same command again to resume.") from None
     finally:
         state.close()
         driver.close()
@@ -289,7 +299,7 @@ class Step:
 
     phase: str
     query: str
-    pairs: list[tuple[Any, dict[str, Any]]]  # (plan item, parameter row)
+    pairs: list[tuple[Any, dict[str, Any], int]]  # (plan item, parameter row, its rendered size)
     journal: Callable[[Any], dict[str, Any]]
     expect_all: bool
 
@@ -307,11 +317,12 @@ def steps(dialect: Dialect, work: Plan) -> list[Step]:
             for value in _ids(item):
                 dialect.check_id(value)
             row = dialect.encode(payload(item))
-            if limit and weight(row) > limit:
+            size = weight(row) if limit else 0
+            if limit and size > limit:
                 name = getattr(item, "id", None) or getattr(item, "key", None) or item.get("key")
-                raise DialectError(f"{phase}: {name!r} needs {weight(row)} bytes, over the {dialect.name} "
+                raise DialectError(f"{phase}: {name!r} needs {size} bytes, over the {dialect.name} "
                                    f"request limit of {limit}")
-            pairs.append((item, row))
+            pairs.append((item, row, size))
         out.append(Step(phase, query, pairs, journal, expect_all))
 
     deleted = lambda r: {**r, "digest": None}  # noqa: E731
@@ -342,12 +353,12 @@ def _apply(session: Any, dialect: Dialect, work: Plan, state: ExportState, batch
     done, count, total = 0, 0, work.total
     for step in steps(dialect, work):
         limit = request_limit(dialect, step.query)
-        for chunk in batches(step.pairs, batch_size, limit, lambda pair: weight(pair[1])):
-            written = _write(session, step.query, [row for _, row in chunk])
+        for chunk in batches(step.pairs, batch_size, limit, lambda triple: triple[2]):
+            written = _write(session, step.query, [row for _, row, _ in chunk])
             if step.expect_all and written != len(chunk):
                 raise ExportError(f"{step.phase}: the server wrote {written} of {len(chunk)} rows "
                                   "(a node it should hold is missing; run again with --full)")
-            state.record([step.journal(item) for item, _ in chunk])
+            state.record([step.journal(item) for item, _, _ in chunk])
             done += len(chunk)
             count += 1
             if progress:
