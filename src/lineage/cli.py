@@ -404,6 +404,8 @@ def demo(out: Path, days: int) -> None:
     built = _run_build(out / "warehouse", None)
     _print_build(built)
     say(f"demo: warehouse at {result.warehouse}")
+    say(f"demo: next, e.g. `lineage impact table:maxcompute:retail_dw.dwd_orders --warehouse {result.warehouse}` or "
+        f"`lineage export neo4j --warehouse {result.warehouse} --uri bolt://localhost:7687` (see README)")
 
 
 class _progress:
