@@ -53,7 +53,7 @@ def typed(key: str, value: str):
 
 def with_extra(props: dict, extra: dict, reserved) -> dict:
     for key, value in extra.items():
-        if value is not None:
+        if value is not None and not (key in reserved and props.get(key) == value):
             props.setdefault(f"p_{key}" if key in reserved else key, typed(key, value))
     return props
 

@@ -53,6 +53,8 @@ def test_property_keys_are_flattened_safely():
     flat = records.flat({"id": "x", "name": "core", "deleted_at": None}, {"name": "mapping", "odd key!": "v", "ok": None},
                         ("id", "name", "deleted_at"))
     assert flat == {"id": "x", "name": "core", "p_name": "mapping", "p_odd_key_": "v"}
+    same = records.flat({"id": "x", "name": "core"}, {"name": "core", "id": "other"}, ("id", "name"))
+    assert same == {"id": "x", "name": "core", "p_id": "other"}  # an equal duplicate is not stored twice
 
 
 def test_times_are_fixed_width_utc_strings_so_string_order_is_time_order(tmp_path):

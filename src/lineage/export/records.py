@@ -9,7 +9,7 @@ One rule for every value so Neo4j Browser users and the saved queries can rely o
   ``key`` (a digest of src, type, dst, qualifier and valid_from) is its identity for MERGE.
 - Change records become ``(:Change)-[:CHANGES]->(entity)`` so "this week's changes" is a query.
 - Mapping properties are flattened beside the core columns; a key that is not a plain identifier
-  or collides with a core column is stored as ``p_<key>``. They are strings, but for the few in
+  or collides with a core column is stored as ``p_<key>`` (left out when it equals that column). They are strings, but for the few in
   :data:`PROPERTY_TYPES` (JSON lists such as FEEDS ``via``, counts such as ``via_count``).
 - Nulls are left out (Neo4j does not store null properties either).
 
@@ -104,6 +104,8 @@ def flat(core: dict[str, Any], extra: dict[str, str] | None, reserved: tuple[str
     for key, value in (extra or {}).items():
         if value is None:
             continue
+        if key in reserved and out.get(key) == value:
+            continue  # the same fact twice (a mapping `name` equal to the vertex name)
         name = key if _IDENTIFIER.match(key) and key not in reserved else "p_" + re.sub(r"\W", "_", key)
         out.setdefault(name, PROPERTY_TYPES.get(key, str)(value))
     return out
