@@ -291,7 +291,8 @@ def export_group() -> None:
 @click.option("--user", envvar="NEO4J_USER", default="neo4j", show_default=True, help="User name (or $NEO4J_USER).")
 @click.option("--password-env", "password_env", metavar="VAR",
               help="Environment variable holding the password (default NEO4J_PASSWORD; unset means no auth).")
-@click.option("--database", metavar="NAME", help="Database (FalkorDB: graph) name; default: the server's default.")
+@click.option("--database", metavar="NAME",
+              help="Database name; default: the server's default (FalkorDB over Bolt always uses its graph `falkordb`).")
 @click.option("--batch-size", type=click.IntRange(1, 100_000), default=1000, show_default=True,
               help="Rows per transaction.")
 @click.option("--dialect", type=click.Choice(["auto", "neo4j", "falkordb"]), default="auto", show_default=True,
