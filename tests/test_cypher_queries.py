@@ -686,33 +686,11 @@ def edge_case_graph() -> tuple[list[dict], list[dict], list[dict]]:
     return list(vertices.values()), edges, changes
 
 
-def write_warehouse(root: Path, vertices: list[dict], edges: list[dict], changes: list[dict]) -> Path:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    ts, props = pa.timestamp("us", tz="UTC"), pa.map_(pa.string(), pa.string())
-    schemas = {
-        "vertices": [("id", pa.string()), ("label", pa.string()), ("name", pa.string()), ("first_seen", ts),
-                     ("last_seen", ts), ("deleted_at", ts), ("event_count", pa.int64()), ("properties", props)],
-        "edges": [("src", pa.string()), ("dst", pa.string()), ("relationship", pa.string()),
-                  ("qualifier", pa.string()), ("src_label", pa.string()), ("dst_label", pa.string()),
-                  ("valid_from", ts), ("valid_to", ts), ("last_seen", ts), ("event_count", pa.int64()),
-                  ("closed_by", pa.string()), ("properties", props)],
-        "changes": [("change_id", pa.string()), ("entity_id", pa.string()), ("entity_label", pa.string()),
-                    ("kind", pa.string()), ("time", ts), ("actor", pa.string()), ("event_id", pa.string()),
-                    ("source", pa.string()), ("properties", props)],
-    }
-    for name, rows in (("vertices", vertices), ("edges", edges), ("changes", changes)):
-        folder = root / "graph" / name
-        folder.mkdir(parents=True)
-        fixed = [{**r, "properties": list(r["properties"].items())} for r in rows]
-        pq.write_table(pa.Table.from_pylist(fixed, schema=pa.schema(schemas[name])), str(folder / "part-0.parquet"))
-    return root
-
-
 @pytest.fixture(scope="module")
 def edge_warehouse(tmp_path_factory) -> Path:
-    return write_warehouse(tmp_path_factory.mktemp("edge") / "warehouse", *edge_case_graph())
+    from export.graphgen import write_graph
+
+    return write_graph(tmp_path_factory.mktemp("edge") / "warehouse", *edge_case_graph())
 
 
 @pytest.fixture(scope="module")

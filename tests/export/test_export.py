@@ -93,10 +93,6 @@ def held(server) -> tuple[Counter, Counter]:
     return nodes, rels
 
 
-def snapshot(server) -> tuple[Counter, Counter]:
-    return held(server)
-
-
 @pytest.fixture
 def demo_copy(demo_warehouse, tmp_path) -> Path:
     """The demo graph in a warehouse of the test's own (export state is per warehouse)."""
@@ -126,13 +122,13 @@ def test_export_holds_exactly_the_parquet_graph(bolt, demo_copy):
 
 def test_second_run_is_a_no_op(bolt, demo_copy):
     export(demo_copy, Target(bolt.uri))
-    before = snapshot(bolt)
+    before = held(bolt)
     marker = bolt.query("MATCH (m:LineageExport) RETURN properties(m) AS p")
     again = export(demo_copy, Target(bolt.uri))
     assert again.upserted_nodes == {} and again.upserted_relationships == {}
     assert (again.deleted_nodes, again.deleted_relationships, again.batches) == (0, 0, 0)
     assert again.unchanged_nodes == again.nodes and again.unchanged_relationships == again.relationships
-    assert snapshot(bolt) == before
+    assert held(bolt) == before
     assert bolt.query("MATCH (m:LineageExport) RETURN properties(m) AS p") == marker
 
 
