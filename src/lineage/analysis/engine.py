@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Protocol, Sequence
 
 from lineage.analysis.rules import BACKWARD, FORWARD, IMPACT_RULES, ImpactRule
-from lineage.warehouse import Warehouse
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -100,11 +99,9 @@ def edge_rows(warehouse: str | Path) -> int:
     """Edge rows of the built graph, from parquet footers only (no data read, no JVM)."""
     import pyarrow.dataset as ds
 
-    from lineage.graph.api import GraphNotBuilt
+    from lineage.graph.api import built
 
-    wh = Warehouse.at(warehouse)
-    if not wh.edges.is_dir():
-        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    wh = built(warehouse, "edges")
     return ds.dataset(str(wh.edges), format="parquet").count_rows()
 
 

@@ -129,12 +129,9 @@ class LocalEngine:
     @classmethod
     def from_warehouse(cls, warehouse: str | Path, as_of: Any = None) -> "LocalEngine":
         """The built graph (as of a moment), read with pyarrow: no Spark, no JVM."""
-        from lineage.graph.api import GraphNotBuilt, to_time
-        from lineage.warehouse import Warehouse
+        from lineage.graph.api import built, to_time
 
-        wh = Warehouse.at(warehouse)
-        if not (wh.vertices.is_dir() and wh.edges.is_dir()):
-            raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+        wh = built(warehouse, "vertices", "edges")
         vertices, edges = _read(wh.vertices, VERTEX_FIELDS), _read(wh.edges, EDGE_FIELDS)
         moment = to_time(as_of)
         if moment is not None:

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from lineage import ids
-from lineage.graph.api import GraphNotBuilt
+from lineage.graph.api import built
 from lineage.warehouse import Warehouse
 
 CHANGE_LABEL = "Change"
@@ -172,7 +172,4 @@ def rels(warehouse: str | Path) -> Iterator[Rel]:
 
 
 def _built(warehouse: str | Path) -> Warehouse:
-    wh = Warehouse.at(warehouse)
-    if not (wh.vertices.is_dir() and wh.edges.is_dir() and wh.changes.is_dir()):
-        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
-    return wh
+    return built(warehouse, "vertices", "edges", "changes")

@@ -22,6 +22,15 @@ class GraphNotBuilt(ValueError):
     """The warehouse has no graph yet (a usage error: build first)."""
 
 
+def built(warehouse: str | Path, *datasets: str) -> Warehouse:
+    """The warehouse, once the graph datasets a reader needs (``vertices``, ``edges``,
+    ``changes``) exist; :class:`GraphNotBuilt` otherwise."""
+    wh = Warehouse.at(warehouse)
+    if not all(getattr(wh, name).is_dir() for name in datasets):
+        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    return wh
+
+
 def to_time(value: str | datetime | None) -> datetime | None:
     """``--as-of`` values: ISO 8601 / ``yyyy-MM-dd[ HH:mm:ss]`` / epoch; naive means UTC."""
     if value is None or isinstance(value, datetime):
@@ -49,9 +58,7 @@ def load(
     warehouse: str | Path, spark: "SparkSession | None" = None, as_of: Any = None
 ) -> tuple["DataFrame", "DataFrame"]:
     """(vertices, edges) of the built graph, filtered to ``as_of`` when given."""
-    wh = Warehouse.at(warehouse)
-    if not (Warehouse.has_data(wh.vertices) or wh.vertices.is_dir()):
-        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    wh = built(warehouse, "vertices")
     spark = _spark(spark)
     vertices = spark.read.parquet(str(wh.vertices))
     edges = spark.read.parquet(str(wh.edges))
@@ -81,9 +88,7 @@ def changes(
     """Change records with ``since <= time < until`` (either bound optional)."""
     from pyspark.sql import functions as F
 
-    wh = Warehouse.at(warehouse)
-    if not wh.changes.is_dir():
-        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    wh = built(warehouse, "changes")
     frame = _spark(spark).read.parquet(str(wh.changes))
     if (start := to_time(since)) is not None:
         frame = frame.where(F.col("time") >= F.lit(start).cast("timestamp"))
@@ -143,17 +148,13 @@ def rows_at(
 
 def load_rows(warehouse: str | Path, as_of: Any = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(vertices, edges) as lists of dicts read with pyarrow (no JVM), as of a moment when given."""
-    wh = Warehouse.at(warehouse)
-    if not wh.vertices.is_dir():
-        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    wh = built(warehouse, "vertices")
     return rows_at(_read_rows(wh.vertices), _read_rows(wh.edges), to_time(as_of))
 
 
 def change_rows(warehouse: str | Path, since: Any = None, until: Any = None) -> list[dict[str, Any]]:
     """Change records with ``since <= time < until`` as dicts (no JVM), oldest first."""
-    wh = Warehouse.at(warehouse)
-    if not wh.changes.is_dir():
-        raise GraphNotBuilt(f"no graph in {wh.graph}: run `lineage build --warehouse {wh.root}` first")
+    wh = built(warehouse, "changes")
     start, end = to_time(since), to_time(until)
     rows = [
         c for c in _read_rows(wh.changes)
