@@ -183,34 +183,29 @@ def _grouped(rows: list[Any], key: Callable[[Any], tuple[str, ...]]) -> list[tup
 
 
 def connect(target: Target, retry_seconds: float) -> Any:
-    """A verified driver; unreachable servers are retried with exponential backoff until the deadline."""
+    """A verified driver. The probe is a managed transaction, so the driver itself retries an
+    unreachable server with exponential backoff for up to ``retry_seconds``."""
     from neo4j import GraphDatabase
     from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
 
     auth = (target.user or "neo4j", target.password) if target.password else None
-    deadline = time.monotonic() + retry_seconds
-    delay = 0.25
-    while True:
-        driver = GraphDatabase.driver(target.uri, auth=auth, max_transaction_retry_time=retry_seconds,
-                                      connection_acquisition_timeout=10, connection_timeout=10)
-        try:
-            with driver.session(database=target.database) as session:
-                read(session, "RETURN 1 AS one")
-            return driver
-        except AuthError as exc:
-            driver.close()
-            raise ExportError(f"{target.uri}: authentication failed for user {target.user or 'neo4j'!r}: {exc.message}") from None
-        except Neo4jError as exc:
-            driver.close()
-            raise ExportError(f"{target.uri}: the server refused the session: {exc.message or exc.code}"
-                              f"{' (FalkorDB accepts only the user falkordb or no password)' if target.password else ''}") from None
-        except (ServiceUnavailable, OSError) as exc:
-            driver.close()
-            if time.monotonic() + delay > deadline:
-                reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-                raise ExportError(f"{target.uri}: server not reachable after {retry_seconds:g}s: {reason}") from None
-            time.sleep(delay)
-            delay = min(delay * 2, 8.0)
+    driver = GraphDatabase.driver(target.uri, auth=auth, max_transaction_retry_time=retry_seconds,
+                                  connection_acquisition_timeout=10, connection_timeout=10)
+    try:
+        with driver.session(database=target.database) as session:
+            read(session, "RETURN 1 AS one")
+        return driver
+    except AuthError as exc:
+        driver.close()
+        raise ExportError(f"{target.uri}: authentication failed for user {target.user or 'neo4j'!r}: {exc.message}") from None
+    except Neo4jError as exc:
+        driver.close()
+        raise ExportError(f"{target.uri}: the server refused the session: {exc.message or exc.code}"
+                          f"{' (FalkorDB accepts only the user falkordb or no password)' if target.password else ''}") from None
+    except (ServiceUnavailable, OSError) as exc:
+        driver.close()
+        reason = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise ExportError(f"{target.uri}: server not reachable after {retry_seconds:g}s: {reason}") from None
 
 
 def _write(session: Any, query: str, rows: list[dict[str, Any]]) -> int:
