@@ -63,7 +63,7 @@ def test_times_are_fixed_width_utc_strings_so_string_order_is_time_order(tmp_pat
     moments = [T0, T0 + timedelta(microseconds=5), T0 + timedelta(seconds=1), T0 + timedelta(days=400)]
     warehouse = write_graph(tmp_path / "w", [{"id": f"table:maxcompute:p.t{i}", "label": "Table", "first_seen": m}
                                              for i, m in enumerate(moments)], [])
-    seen = [n.props["first_seen"] for n in records.nodes(warehouse)]
+    seen = [n.props["first_seen"] for n in records.graph(warehouse)[0]]
     assert seen == ["2024-07-01T00:00:00.000000Z", "2024-07-01T00:00:00.000005Z", "2024-07-01T00:00:01.000000Z",
                     "2025-08-05T00:00:00.000000Z"]
     assert sorted(seen) == seen and len(set(map(len, seen))) == 1

@@ -133,8 +133,7 @@ def rel_state(rel: Rel) -> dict[str, Any]:
 
 def plan(warehouse: str | Path, state: ExportState, full: bool = False) -> Plan:
     """Diff the built graph against what the target holds according to ``state``."""
-    nodes = list(records.nodes(warehouse))
-    rels = list(records.rels(warehouse))
+    nodes, rels = records.graph(warehouse)
     node_keys = {(n.label, n.id) for n in nodes}
     for rel in rels:
         for label, key in ((rel.src_label, rel.src), (rel.dst_label, rel.dst)):

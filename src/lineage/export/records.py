@@ -27,7 +27,6 @@ from typing import Any, Callable, Iterator
 
 from lineage import ids
 from lineage.graph.api import built
-from lineage.warehouse import Warehouse
 
 CHANGE_LABEL = "Change"
 CHANGES_REL = "CHANGES"
@@ -143,33 +142,27 @@ def _rows(path: Path) -> Iterator[dict[str, Any]]:
             yield row
 
 
-def nodes(warehouse: str | Path) -> Iterator[Node]:
-    """Vertices then Change records as nodes."""
-    wh = _built(warehouse)
+def graph(warehouse: str | Path) -> tuple[list[Node], list[Rel]]:
+    """The built graph as nodes (vertices, then Change records) and relationships (edge
+    intervals, then one CHANGES per Change record); each dataset is read once."""
+    wh = built(warehouse, "vertices", "edges", "changes")
+    nodes: list[Node] = []
+    rels: list[Rel] = []
     for v in _rows(wh.vertices):
         core = {k: v.get(k) for k in VERTEX_CORE}
         props = flat(core, v["properties"], VERTEX_CORE)
-        yield Node(check_label(v["label"]), v["id"], props, digest(props))
-    for c in _rows(wh.changes):
-        core = {"id": c["change_id"], **{k: c.get(k) for k in CHANGE_CORE if k != "id"}}
-        props = flat(core, c["properties"], CHANGE_CORE)
-        yield Node(CHANGE_LABEL, c["change_id"], props, digest(props))
-
-
-def rels(warehouse: str | Path) -> Iterator[Rel]:
-    """Edge intervals, then one CHANGES relationship per Change record."""
-    wh = _built(warehouse)
+        nodes.append(Node(check_label(v["label"]), v["id"], props, digest(props)))
     for e in _rows(wh.edges):
         key = edge_key(e["src"], e["relationship"], e["dst"], e["qualifier"], e["valid_from"])
         core = {"key": key, **{k: e.get(k) for k in EDGE_CORE if k != "key"}}
         props = flat(core, e["properties"], (*EDGE_CORE, "relationship"))
-        yield Rel(check_type(e["relationship"]), key, check_label(e["src_label"]), e["src"],
-                  check_label(e["dst_label"]), e["dst"], props, digest(props))
+        rels.append(Rel(check_type(e["relationship"]), key, check_label(e["src_label"]), e["src"],
+                        check_label(e["dst_label"]), e["dst"], props, digest(props)))
     for c in _rows(wh.changes):
-        props = {"key": c["change_id"]}
-        yield Rel(CHANGES_REL, c["change_id"], CHANGE_LABEL, c["change_id"], check_label(c["entity_label"]),
-                  c["entity_id"], props, digest(props))
-
-
-def _built(warehouse: str | Path) -> Warehouse:
-    return built(warehouse, "vertices", "edges", "changes")
+        core = {"id": c["change_id"], **{k: c.get(k) for k in CHANGE_CORE if k != "id"}}
+        props = flat(core, c["properties"], CHANGE_CORE)
+        nodes.append(Node(CHANGE_LABEL, c["change_id"], props, digest(props)))
+        link = {"key": c["change_id"]}
+        rels.append(Rel(CHANGES_REL, c["change_id"], CHANGE_LABEL, c["change_id"], check_label(c["entity_label"]),
+                        c["entity_id"], link, digest(link)))
+    return nodes, rels
