@@ -10,6 +10,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from lineage.events import registry
 from lineage.ingest.pipeline import ingest
 from seedfixtures import DATA, accepted_docs
 
@@ -39,14 +40,13 @@ def jsonl(path: Path, docs: list[dict], extra: list[str] = ()) -> Path:
 
 def test_mixed_sources_in_one_file(spark, tmp_path, warehouse):
     docs = sample_docs()
-    mixed = [docs[source][0] for source in ("dataworks", "maxcompute", "dataphin", "datahub")]
+    mixed = [docs[source][0] for source in registry.names()]
     path = jsonl(tmp_path / "mixed.jsonl", mixed, extra=['{"eventName": "InsertJob", "oops"', "not json at all"])
     result = ingest([path], warehouse, spark=spark)
-    assert {s: c.accepted for s, c in result.sources.items() if c.accepted} == {
-        "dataworks": 1, "maxcompute": 1, "dataphin": 1, "datahub": 1}
+    assert {s: c.accepted for s, c in result.sources.items() if c.accepted} == dict.fromkeys(registry.names(), 1)
     assert result.total.read == 6 and result.total.quarantined == 2 and result.total.reconciles
     events = table(warehouse / "events")
-    assert sorted(e["source"] for e in events) == ["datahub", "dataphin", "dataworks", "maxcompute"]
+    assert sorted(e["source"] for e in events) == sorted(registry.names())
     assert all(e["file"] == str(path) and e["payload"] and e["doc"] for e in events)
     quarantine = table(warehouse / "quarantine")
     assert [(q["line"], q["source"]) for q in sorted(quarantine, key=lambda q: q["line"])] == [

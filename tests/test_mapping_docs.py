@@ -8,7 +8,7 @@ import pytest
 
 from lineage.events import registry
 from lineage.facts import docs
-from lineage.facts.extract import MAPPINGS
+from lineage.facts.extract import fact_table
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "mapping.md"
 
@@ -17,12 +17,12 @@ def test_docs_mapping_md_is_up_to_date():
     assert DOC.read_text() == docs.render(), "regenerate: .venv/bin/python -m lineage.facts.docs > docs/mapping.md"
 
 
-@pytest.mark.parametrize("source", registry.SOURCES, ids=lambda m: m.SOURCE)
+@pytest.mark.parametrize("source", registry.SOURCES, ids=lambda s: s.name)
 def test_every_known_kind_is_mapped_or_explained(source):
-    mapping = MAPPINGS[source.SOURCE]
+    mapping = fact_table(source)
     ignored = getattr(mapping, "IGNORED", {})
     assert not (set(mapping.MAPPING) & set(ignored)), "a kind is both mapped and ignored"
-    assert set(source.KINDS) <= set(mapping.MAPPING) | set(ignored)
+    assert set(source.kinds) <= set(mapping.MAPPING) | set(ignored)
     assert all(emit.note for emits in mapping.MAPPING.values() for emit in emits), "every row says where its ids come from"
 
 

@@ -21,10 +21,11 @@ from lineage.events.datahub import (
     LifecycleChangeEvent,
     PlatformEvent,
     UnknownEntityChangeEvent,
-    detect,
     parse,
     parse_urn,
 )
+
+detect = datahub.SOURCE.detect
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "datahub"
 FIXTURES = sorted(DATA.rglob("*.expect.json"))
@@ -115,7 +116,7 @@ def test_seed_fixture(expect_path: Path):
     envelope = detect(doc)
     assert envelope == expect["envelope"]
     event = parse(doc, envelope)
-    assert event.source == expect["source"] == datahub.SOURCE
+    assert event.source == expect["source"] == datahub.SOURCE.name
     assert (event.kind, event.known, event.event_id) == (expect["kind"], expect["known"], expect["event_id"])
     assert type(event.model).__name__ == expect["model"]
     assert isinstance(event.model, MODELS[event.kind])

@@ -51,7 +51,7 @@ def record(**changes: Any) -> dict[str, Any]:
 
 
 def parse(doc: dict[str, Any]):
-    envelope = dataphin.detect(doc)
+    envelope = dataphin.SOURCE.detect(doc)
     assert envelope == "log"
     return dataphin.parse(doc, envelope)
 
@@ -329,7 +329,7 @@ OTHER_SOURCES = [
 
 @pytest.mark.parametrize("doc", OTHER_SOURCES, ids=["cloudevent", "fc", "actiontrail", "ece"])
 def test_detect_rejects_other_sources(doc: dict):
-    assert dataphin.detect(doc) is None
+    assert dataphin.SOURCE.detect(doc) is None
 
 
 @pytest.mark.parametrize(
@@ -341,12 +341,12 @@ def test_detect_rejects_other_sources(doc: dict):
     ],
 )
 def test_detect_accepts_minimal_records(doc: dict):
-    assert dataphin.detect(doc) == "log"
+    assert dataphin.SOURCE.detect(doc) == "log"
 
 
 @pytest.mark.parametrize("doc", [{}, {"event_name": "UserLogIn"}, {"event_id": "x"}, []])
 def test_detect_rejects_non_records(doc: Any):
-    assert dataphin.detect(doc) is None
+    assert dataphin.SOURCE.detect(doc) is None
 
 
 # --- fixtures (until the lead's reader runs them all) ---------------------------------------
@@ -386,7 +386,7 @@ def _fixture_cases() -> list[tuple[str, dict, dict]]:
 )
 def test_fixture(name: str, doc: dict, expect: dict):
     assert expect["expect"] == "accepted"
-    envelope = dataphin.detect(doc)
+    envelope = dataphin.SOURCE.detect(doc)
     assert envelope == expect["envelope"]
     event = dataphin.parse(doc, envelope)
     assert (event.source, event.kind, event.known) == (

@@ -110,7 +110,7 @@ def fixture_docs(relative: str) -> list[dict[str, Any]]:
 
 
 def parse(doc: dict[str, Any]):
-    envelope = dataworks.detect(doc)
+    envelope = dataworks.SOURCE.detect(doc)
     assert envelope is not None, doc
     return dataworks.parse(doc, envelope)
 
@@ -498,7 +498,7 @@ OTHER_SOURCES = {
 
 @pytest.mark.parametrize("name", sorted(OTHER_SOURCES))
 def test_detect_rejects_other_shapes(name: str):
-    assert dataworks.detect(OTHER_SOURCES[name]) is None
+    assert dataworks.SOURCE.detect(OTHER_SOURCES[name]) is None
 
 
 @pytest.mark.parametrize(
@@ -514,9 +514,9 @@ def test_detect_rejects_other_shapes(name: str):
     ],
 )
 def test_detect_recognises_the_three_envelopes(doc: dict[str, Any], envelope: str):
-    assert dataworks.detect(doc) == envelope
-    module, claimed = registry.detect(doc)  # and no other source claims it
-    assert (module.SOURCE, claimed) == ("dataworks", envelope)
+    assert dataworks.SOURCE.detect(doc) == envelope
+    source, claimed = registry.detect(doc)  # and no other source claims it
+    assert (source.name, claimed) == ("dataworks", envelope)
 
 
 def test_parse_rejects_an_unknown_envelope():

@@ -68,7 +68,7 @@ def event(kind: str = "InsertJob", **overrides: typing.Any) -> dict[str, typing.
 
 
 def parse(doc: dict[str, typing.Any]):
-    envelope = maxcompute.detect(doc)
+    envelope = maxcompute.SOURCE.detect(doc)
     assert envelope is not None, "record not detected as MaxCompute"
     return maxcompute.parse(doc, envelope)
 
@@ -329,11 +329,11 @@ def test_missing_event_id_leaves_it_to_the_content_hash() -> None:
     ids=["service-maxcompute", "service-odps", "event-source", "catalogue"],
 )
 def test_bare_actiontrail_event_is_detected(marker) -> None:
-    assert maxcompute.detect(event("CreateTable", **marker)) == "actiontrail"
+    assert maxcompute.SOURCE.detect(event("CreateTable", **marker)) == "actiontrail"
 
 
 def test_unknown_kind_needs_the_service_name() -> None:
-    assert maxcompute.detect(event("CreateFunction", serviceName=None, eventType="FunctionEvent")) is None
+    assert maxcompute.SOURCE.detect(event("CreateFunction", serviceName=None, eventType="FunctionEvent")) is None
 
 
 @pytest.mark.parametrize("as_string", [True, False], ids=["event-json-string", "event-object"])
@@ -342,7 +342,7 @@ def test_sls_delivery_envelope(as_string: bool) -> None:
                                                    "OperationText": "DROP_TABLE"})
     doc = {"__topic__": "actiontrail_audit_event", "__time__": 1578571934, "owner_id": "196550154****",
            "event": json.dumps(inner) if as_string else inner}
-    assert maxcompute.detect(doc) == "sls"
+    assert maxcompute.SOURCE.detect(doc) == "sls"
     parsed = maxcompute.parse(doc, "sls")
     assert (parsed.kind, parsed.envelope, parsed.event_id) == ("DropTable", "sls", inner["eventId"])
     assert parsed.model.additional_event_data.table_name == "hot_user_hs_top30"
@@ -392,7 +392,7 @@ OTHER_SOURCES = {
 
 @pytest.mark.parametrize("name", sorted(OTHER_SOURCES))
 def test_detect_rejects_other_sources(name: str) -> None:
-    assert maxcompute.detect(OTHER_SOURCES[name]) is None
+    assert maxcompute.SOURCE.detect(OTHER_SOURCES[name]) is None
 
 
 def test_unknown_envelope_is_a_record_error() -> None:

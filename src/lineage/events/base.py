@@ -1,13 +1,17 @@
-"""The contract every source module implements, and the lenient field types they share.
+"""The contract every event source implements, and the lenient field types they share.
 
-A source module (``dataworks``, ``maxcompute``, ``dataphin``, ``datahub``) exports:
+A source is one :class:`Source` value, defined in its module (``lineage.events.<source>``) and
+listed once in ``lineage.events.registry.SOURCES``; nothing else names the sources. It holds:
 
-* ``SOURCE``: its name;
-* ``KINDS``: every event kind the seed document defines (event code / eventName / ...);
-* ``detect(doc) -> str | None``: the envelope name when ``doc`` is one of its records, else None;
+* ``name``: the source's name (``dataworks``, the ``source`` column of every dataset);
+* ``shapes``: its envelope signatures as a table of :class:`Shape` rows (what a record of each
+  envelope looks like); ``detect`` is the same for every source: the first row that matches;
+* ``models``: every event kind the seed document defines (event code / eventName / ...) -> model;
 * ``parse(doc, envelope) -> ParsedEvent``: validate; raise ``RecordError`` (or let pydantic's
   ``ValidationError`` through) when a record of a *known* kind cannot be understood. Records of
-  a kind not in ``KINDS`` are returned with ``known=False`` (generic activity), never rejected.
+  a kind not in ``models`` are returned with ``known=False`` (generic activity), never rejected;
+* ``mapping``: its event -> fact table (a :class:`FactTable`), named by module so that events
+  never import facts (data flows one way).
 
 Real event data is messy: masked ids (``"19***735"``) where the document says Long, epoch
 millis beside ``yyyy-MM-dd HH:mm:ss``, lists that are sometimes comma strings. The annotated
@@ -22,7 +26,7 @@ import binascii
 import json
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from typing import Annotated, Any
+from typing import Annotated, Any, Callable, Mapping, Protocol
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer
 
@@ -221,3 +225,121 @@ def require(doc: dict[str, Any], key: str, where: str = "") -> Any:
     if key not in doc or doc[key] in (None, ""):
         raise RecordError("required field is missing", field=f"{where}{key}")
     return doc[key]
+
+
+# ---------------------------------------------------------------------------------------------
+# the source contract
+# ---------------------------------------------------------------------------------------------
+
+MISSING: Any = object()
+"""What :func:`lookup` returns for an absent path when asked to tell absent from null."""
+
+
+def lookup(obj: Any, path: str | tuple[str, ...], default: Any = None) -> Any:
+    """The value at a dotted ``path`` (or a tuple of steps), ``default`` as soon as a step is missing.
+
+    Steps go through mappings by key (raw JSON records) and through pydantic models by attribute
+    (validated events: ``lookup(body, "process.applicant")``); anything else ends the path. Pass
+    ``default=MISSING`` to tell an absent key from a present ``null``.
+    """
+    for step in path.split(".") if isinstance(path, str) else path:
+        if isinstance(obj, Mapping):
+            if step not in obj:
+                return default
+            obj = obj[step]
+        elif isinstance(obj, BaseModel):
+            obj = getattr(obj, step, default)
+        else:
+            return default
+    return obj
+
+
+def embedded_object(value: Any) -> Mapping[str, Any] | None:
+    """An object, or an object sent as a JSON string (SLS flattening); else None."""
+    if isinstance(value, str) and value.lstrip().startswith("{"):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            return None
+    return value if isinstance(value, Mapping) else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Shape:
+    """One row of a source's envelope table: what a record of ``envelope`` looks like.
+
+    Every check is on the object at ``inside`` (the record itself when None; an object sent as a
+    JSON string there is decoded) and paths are dotted (``header.timestampMillis``). All must
+    hold: every ``present`` path is there (even if null), at least one ``any_of`` path is, no
+    ``absent`` path is, each ``equals`` path holds that value, each ``tests`` predicate holds on
+    its path's value (None when absent), and ``where`` (for a rule relating several fields, a
+    named function) holds on the whole object.
+    """
+
+    envelope: str
+    present: tuple[str, ...] = ()
+    any_of: tuple[str, ...] = ()
+    absent: tuple[str, ...] = ()
+    equals: tuple[tuple[str, Any], ...] = ()
+    tests: tuple[tuple[str, Callable[[Any], bool]], ...] = ()
+    where: Callable[[Mapping[str, Any]], bool] | None = None
+    inside: str | None = None
+
+    def matches(self, doc: Any) -> bool:
+        if not isinstance(doc, Mapping):
+            return False
+        if self.inside is not None:
+            doc = embedded_object(lookup(doc, self.inside))
+            if doc is None:
+                return False
+        return (
+            all(lookup(doc, path, MISSING) is not MISSING for path in self.present)
+            and (not self.any_of or any(lookup(doc, path, MISSING) is not MISSING for path in self.any_of))
+            and not any(lookup(doc, path, MISSING) is not MISSING for path in self.absent)
+            and all(lookup(doc, path, MISSING) == value for path, value in self.equals)
+            and all(test(lookup(doc, path)) for path, test in self.tests)
+            and (self.where is None or self.where(doc))
+        )
+
+
+class FactTable(Protocol):
+    """A source's event -> fact table (``lineage.facts.<source>``): read by ``lineage.facts``.
+
+    ``MAPPING``: kind -> rows (``lineage.facts.core.Emit``); ``IGNORED`` (optional): kind -> why
+    it yields no facts; ``failed(event)``: the operation failed (its facts change nothing);
+    ``actor_id(event)``: the canonical id of who acted.
+    """
+
+    MAPPING: Mapping[str, tuple[Any, ...]]
+
+    def failed(self, event: ParsedEvent) -> bool: ...
+
+    def actor_id(self, event: ParsedEvent) -> str | None: ...
+
+
+@dataclass(frozen=True, eq=False)
+class Source:
+    """One event source: how to recognise its records, their models, how to parse them, and
+    which fact table maps them. Adding a source is one module defining one of these and one
+    line in ``lineage.events.registry.SOURCES``."""
+
+    name: str
+    shapes: tuple[Shape, ...]
+    models: Mapping[str, type[BaseModel]]
+    parse: Callable[[dict[str, Any], str], ParsedEvent]
+    mapping: str | FactTable
+    """The module holding the fact table (``"lineage.facts.dataworks"``), imported by facts on
+    first use; or the table itself (a source defined at run time, e.g. in a test)."""
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        """Every event kind the source's document defines (the keys of ``models``)."""
+        return frozenset(self.models)
+
+    @property
+    def envelopes(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(shape.envelope for shape in self.shapes))
+
+    def detect(self, doc: Any) -> str | None:
+        """The envelope of the first shape ``doc`` matches, else None (not this source's record)."""
+        return next((shape.envelope for shape in self.shapes if shape.matches(doc)), None)

@@ -30,12 +30,14 @@ from lineage.events.base import (
     LenientTime,
     ParsedEvent,
     RecordError,
+    Shape,
+    Source,
     StrList,
     Timestamp,
     require,
 )
 
-SOURCE = "dataphin"
+NAME = "dataphin"
 
 KINDS: frozenset[str] = frozenset(CATALOGUE)
 """Every event name of the document's catalogue."""
@@ -216,25 +218,16 @@ MODELS: dict[str, type[DataphinEvent]] = {kind: DataphinEvent for kind in sorted
 # envelopes
 # ---------------------------------------------------------------------------------------------
 
-_ENVELOPES: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    # name: (keys that must all be present, keys of which at least one must be present)
-    "log": (
-        frozenset({"event_name"}),
-        frozenset({"event_id", "user_identity", "user_identity_json", "log_time", "trace_id"}),
+SHAPES: tuple[Shape, ...] = (
+    Shape(
+        envelope="log",
+        present=("event_name",),
+        any_of=("event_id", "user_identity", "user_identity_json", "log_time", "trace_id"),
     ),
-}
+)
 """Envelope signatures. Dataphin's snake_case field names do not occur in the other sources'
 records (DataWorks CloudEvent/FC messages, MaxCompute ActionTrail ``eventName``, DataHub ECE)."""
-
-
-def detect(doc: dict[str, Any]) -> str | None:
-    """The envelope name when ``doc`` is a Dataphin audit log record, else None."""
-    if not isinstance(doc, dict):
-        return None
-    for name, (all_of, any_of) in _ENVELOPES.items():
-        if all_of.issubset(doc) and not any_of.isdisjoint(doc):
-            return name
-    return None
+_ENVELOPES = frozenset(shape.envelope for shape in SHAPES)
 
 
 def parse(doc: dict[str, Any], envelope: str) -> ParsedEvent:
@@ -245,7 +238,7 @@ def parse(doc: dict[str, Any], envelope: str) -> ParsedEvent:
     known = kind in KINDS
     model = MODELS.get(kind, UnknownDataphinEvent).model_validate(doc)
     return ParsedEvent(
-        source=SOURCE,
+        source=NAME,
         kind=kind,
         envelope=envelope,
         model=model,
@@ -254,3 +247,6 @@ def parse(doc: dict[str, Any], envelope: str) -> ParsedEvent:
         actor=model.actor,
         known=known,
     )
+
+
+SOURCE = Source(name=NAME, shapes=SHAPES, models=MODELS, parse=parse, mapping="lineage.facts.dataphin")

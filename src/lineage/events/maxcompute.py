@@ -5,7 +5,7 @@ Every MaxCompute action is an ActionTrail event: common fields (``eventId``, ``e
 resources touched, each a list of names/ids) and ``additionalEventData`` (the parameters the
 seed lists per event: project, table, job instance, SQL text, ...).
 
-Envelopes (``ENVELOPES``, checked in order):
+Envelopes (``SHAPES``, checked in order):
 
 * ``sls``: a Simple Log Service log entry of an ActionTrail trail (``__topic__`` =
   ``actiontrail_audit_event``/``actiontrail_event``, ``owner_id``, ...) whose ``event`` field holds
@@ -22,7 +22,6 @@ matching event name. Nothing here looks at DataWorks/Dataphin/DataHub keys.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Annotated, Any, Literal, cast
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
@@ -34,14 +33,18 @@ from lineage.events.base import (
     JsonValue,
     ParsedEvent,
     RecordError,
+    Shape,
+    Source,
     StrList,
     Timestamp,
+    embedded_object,
     lenient_time,
+    lookup,
     to_id,
     to_json_value,
 )
 
-SOURCE = "maxcompute"
+NAME = "maxcompute"
 
 
 class _Part(BaseModel):
@@ -459,68 +462,46 @@ ACTIONTRAIL_KEYS = ("eventId", "eventTime", "userIdentity")
 """At least one of these beside eventName: the record has ActionTrail's shape."""
 
 
-@dataclass(frozen=True)
-class Envelope:
-    """Where the ActionTrail event sits in a record: the whole record, or one wrapper field."""
-
-    name: str
-    event_field: str | None = None
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str)
 
 
-ENVELOPES: tuple[Envelope, ...] = (
-    Envelope("sls", event_field="event"),
-    Envelope("actiontrail"),
-)
-_BY_NAME = {envelope.name: envelope for envelope in ENVELOPES}
-
-
-def _event_of(doc: dict[str, Any], envelope: Envelope) -> Any:
-    """The event inside ``doc`` for ``envelope`` (decoding a JSON string), or None."""
-    if envelope.event_field is None:
-        return doc
-    inner = doc.get(envelope.event_field)
-    if isinstance(inner, str) and inner.lstrip().startswith("{"):
-        try:
-            return json.loads(inner)
-        except json.JSONDecodeError:
-            return None
-    return inner
-
-
-def is_maxcompute_event(event: Any) -> bool:
-    """An ActionTrail-shaped object whose service, source or event type is MaxCompute's."""
-    if not isinstance(event, dict):
-        return False
-    name = event.get("eventName")
-    if not isinstance(name, str) or not any(key in event for key in ACTIONTRAIL_KEYS):
-        return False
+def _names_maxcompute(event: dict[str, Any]) -> bool:
+    """The event names MaxCompute: its service, its source, or a seed event type with its name."""
     service = str(event.get("serviceName") or "").strip().lower()
     source = str(event.get("eventSource") or "").strip().lower()
     if service in SERVICE_NAMES or any(marker in source for marker in EVENT_SOURCE_MARKERS):
         return True
+    name = event.get("eventName")
     return EVENT_TYPES.get(name) is not None and EVENT_TYPES[name] == event.get("eventType")
 
 
-def detect(doc: dict[str, Any]) -> str | None:
-    """The envelope name when ``doc`` carries a MaxCompute ActionTrail event, else None."""
-    if not isinstance(doc, dict):
-        return None
-    for envelope in ENVELOPES:
-        if envelope.event_field is not None and envelope.event_field not in doc:
-            continue
-        if is_maxcompute_event(_event_of(doc, envelope)):
-            return envelope.name
-    return None
+def _actiontrail(envelope: str, inside: str | None) -> Shape:
+    """An ActionTrail-shaped MaxCompute event at ``inside`` (the record itself when None)."""
+    return Shape(
+        envelope=envelope,
+        inside=inside,
+        present=("eventName",),
+        any_of=ACTIONTRAIL_KEYS,
+        tests=(("eventName", _is_text),),
+        where=_names_maxcompute,
+    )
+
+
+SHAPES: tuple[Shape, ...] = (_actiontrail("sls", inside="event"), _actiontrail("actiontrail", inside=None))
+"""The envelopes, checked in order: an SLS log entry whose ``event`` field holds the event (as an
+object or a JSON string), then the bare ActionTrail event."""
+_EVENT_FIELD: dict[str, str | None] = {shape.envelope: shape.inside for shape in SHAPES}
 
 
 def parse(doc: dict[str, Any], envelope: str) -> ParsedEvent:
     """Validate the event with its kind's model (``UnknownMaxComputeEvent`` for unknown kinds)."""
-    spec = _BY_NAME.get(envelope)
-    if spec is None:
+    if envelope not in _EVENT_FIELD:
         raise RecordError(f"unknown envelope {envelope!r}")
-    event = _event_of(doc, spec)
+    event_field = _EVENT_FIELD[envelope]
+    event = doc if event_field is None else embedded_object(lookup(doc, event_field))
     if not isinstance(event, dict):
-        raise RecordError("not an ActionTrail event object", field=spec.event_field)
+        raise RecordError("not an ActionTrail event object", field=event_field)
     kind = event.get("eventName")
     if not isinstance(kind, str) or not kind:
         raise RecordError("required field is missing", field="eventName")
@@ -528,10 +509,10 @@ def parse(doc: dict[str, Any], envelope: str) -> ParsedEvent:
     known = model_class is not None
     model = cast(MaxComputeEvent, (model_class or UnknownMaxComputeEvent).model_validate(event))
     event_time = model.event_time
-    if event_time is None and spec.event_field is not None:
+    if event_time is None and event_field is not None:
         event_time = lenient_time(doc.get("__time__"))  # SLS receive time (epoch seconds)
     return ParsedEvent(
-        source=SOURCE,
+        source=NAME,
         kind=kind,
         envelope=envelope,
         model=model,
@@ -547,3 +528,6 @@ def _actor(identity: UserIdentity | None) -> str | None:
     if identity is None:
         return None
     return identity.user_name or identity.principal_id or None
+
+
+SOURCE = Source(name=NAME, shapes=SHAPES, models=MODELS, parse=parse, mapping="lineage.facts.maxcompute")

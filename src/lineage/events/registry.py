@@ -1,51 +1,87 @@
-"""Source detection and dispatch: one JSON object -> one ``ParsedEvent``, or a readable error.
+"""The registered sources, detection and dispatch: one JSON object -> one ``ParsedEvent``.
 
-Each source module declares how to recognise its envelopes (``detect``); the registry asks all
-of them, so a record claimed by two sources or by none is reported, not guessed.
+:data:`SOURCES` is the one list of sources: ingest, facts, the mapping docs, the build and the
+tests all read it. Each source declares how to recognise its envelopes (``Source.shapes``); the
+registry asks all of them, so a record claimed by two sources or by none is reported, not
+guessed. Adding a source is a module defining its ``Source`` and one line here.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from types import ModuleType
-from typing import Any
+from contextlib import contextmanager
+from typing import Any, Iterator
 
 from pydantic import ValidationError
 
 from lineage.events import datahub, dataphin, dataworks, maxcompute
-from lineage.events.base import ParsedEvent, RecordError
+from lineage.events.base import ParsedEvent, RecordError, Source
 
-SOURCES: tuple[ModuleType, ...] = (dataworks, maxcompute, dataphin, datahub)
-SOURCE_NAMES: tuple[str, ...] = tuple(module.SOURCE for module in SOURCES)
+SOURCES: tuple[Source, ...] = (
+    dataworks.SOURCE,
+    maxcompute.SOURCE,
+    dataphin.SOURCE,
+    datahub.SOURCE,
+)
 
 
-def detect(doc: dict[str, Any]) -> tuple[ModuleType, str]:
-    """The one source module (and its envelope) that claims ``doc``."""
-    claims = [(module, envelope) for module in SOURCES if (envelope := module.detect(doc))]
+def names() -> tuple[str, ...]:
+    return tuple(source.name for source in SOURCES)
+
+
+def source(name: str) -> Source:
+    """The registered source called ``name``."""
+    for candidate in SOURCES:
+        if candidate.name == name:
+            return candidate
+    raise KeyError(f"no source named {name!r} (registered: {', '.join(names())})")
+
+
+@contextmanager
+def registered(extra: Source) -> Iterator[Source]:
+    """``extra`` registered after the others for the duration of a ``with`` block (tests).
+
+    Only this process sees it: Spark executors import the registry afresh, so a source the
+    Spark paths must see belongs in :data:`SOURCES`.
+    """
+    global SOURCES
+    if extra.name in names():
+        raise ValueError(f"a source named {extra.name!r} is already registered")
+    before = SOURCES
+    SOURCES = (*before, extra)
+    try:
+        yield extra
+    finally:
+        SOURCES = before
+
+
+def detect(doc: dict[str, Any]) -> tuple[Source, str]:
+    """The one source (and its envelope) that claims ``doc``."""
+    claims = [(candidate, envelope) for candidate in SOURCES if (envelope := candidate.detect(doc))]
     if len(claims) == 1:
         return claims[0]
     if not claims:
         keys = ", ".join(sorted(doc)[:8]) or "none"
-        raise RecordError(f"not a record of any known source ({', '.join(SOURCE_NAMES)}); top-level keys: {keys}")
-    names = ", ".join(f"{m.SOURCE}/{e}" for m, e in claims)
-    raise RecordError(f"ambiguous record: claimed by {names}")
+        raise RecordError(f"not a record of any known source ({', '.join(names())}); top-level keys: {keys}")
+    claimed = ", ".join(f"{s.name}/{e}" for s, e in claims)
+    raise RecordError(f"ambiguous record: claimed by {claimed}")
 
 
 def parse_record(doc: dict[str, Any]) -> ParsedEvent:
     """Detect and validate; raise RecordError with a readable reason when it cannot be done."""
-    module, envelope = detect(doc)
-    return parse_with(module, envelope, doc)
+    claimed, envelope = detect(doc)
+    return parse_with(claimed, envelope, doc)
 
 
-def parse_with(module: ModuleType, envelope: str, doc: dict[str, Any]) -> ParsedEvent:
+def parse_with(claimed: Source, envelope: str, doc: dict[str, Any]) -> ParsedEvent:
     """Validate ``doc`` with the source that claimed it; errors name the source and the fields."""
     try:
-        return module.parse(doc, envelope)
+        return claimed.parse(doc, envelope)
     except ValidationError as exc:
-        raise RecordError(describe_validation(exc, module.SOURCE)) from None
+        raise RecordError(describe_validation(exc, claimed.name)) from None
     except RecordError as exc:
-        raise RecordError(f"{module.SOURCE}: {exc}") from None
+        raise RecordError(f"{claimed.name}: {exc}") from None
 
 
 def describe_validation(exc: ValidationError, source: str) -> str:

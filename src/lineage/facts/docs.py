@@ -7,11 +7,12 @@ when the committed file differs from what this prints. Kinds with identical rows
 from __future__ import annotations
 
 import sys
-from types import ModuleType
 
 from lineage import ids
+from lineage.events import registry
+from lineage.events.base import Source
 from lineage.facts import core
-from lineage.facts.extract import MAPPINGS
+from lineage.facts.extract import fact_table
 
 GROUP_LIMIT = 12  # more kinds than this sharing one set of rows are summarised, not listed
 
@@ -74,18 +75,19 @@ def _kinds(kinds: list[str]) -> str:
     return ", ".join(f"`{k}`" for k in kinds)
 
 
-def render_source(module: ModuleType) -> str:
+def render_source(source: Source) -> str:
+    table = fact_table(source)
     groups: dict[tuple[int, ...], tuple[list[str], tuple[core.Emit, ...]]] = {}
-    for kind, emits in module.MAPPING.items():
+    for kind, emits in table.MAPPING.items():
         groups.setdefault(tuple(id(e) for e in emits), ([], emits))[0].append(kind)
-    lines = [f"## {module.SOURCE}", ""]
+    lines = [f"## {source.name}", ""]
     for kinds, emits in sorted(groups.values(), key=lambda g: (len(g[0]) > GROUP_LIMIT, g[0][0])):
         lines += [f"### {_kinds(kinds)}", ""]
         if not emits:
             lines += ["No facts.", ""]
             continue
         lines += ["| op | fact | ids from | properties |", "|---|---|---|---|", *_rows(emits), ""]
-    ignored = getattr(module, "IGNORED", {})
+    ignored = getattr(table, "IGNORED", {})
     if ignored:
         lines += ["### Kinds without facts", "", "| kind | why |", "|---|---|"]
         lines += [f"| `{kind}` | {why} |" for kind, why in sorted(ignored.items())]
@@ -99,7 +101,7 @@ def render() -> str:
         relationships=", ".join(f"`{r}`" for r in sorted(ids.RELATIONSHIPS)),
         changes=", ".join(f"`{c}`" for c in sorted(ids.CHANGE_KINDS)),
     )
-    return header + "\n" + "\n".join(render_source(m) for m in MAPPINGS.values())
+    return header + "\n" + "\n".join(render_source(s) for s in registry.SOURCES)
 
 
 if __name__ == "__main__":  # pragma: no cover

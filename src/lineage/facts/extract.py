@@ -3,27 +3,35 @@
 The ingest kept each accepted record's JSON (``doc``); it is validated again here with the
 same models, so a fact always comes from a fully understood event. An event whose mapping
 raises yields one ``error`` fact with the reason: the build counts and lists those, it never
-drops them silently.
+drops them silently. Each source names its fact table (``Source.mapping``); there is no list
+of sources here.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from datetime import datetime
-from types import ModuleType
 from typing import Any
 
 from lineage.events import registry
-from lineage.facts import core, datahub, dataphin, dataworks, maxcompute
+from lineage.events.base import FactTable, Source
+from lineage.facts import core
 
-MAPPINGS: dict[str, ModuleType] = {m.SOURCE: m for m in (dataworks, maxcompute, dataphin, datahub)}
+
+def fact_table(source: Source) -> FactTable:
+    """The source's event -> fact table: the module it names (imported here, so events never
+    import facts), or the table object a run-time source holds."""
+    if isinstance(source.mapping, str):
+        return importlib.import_module(source.mapping)  # type: ignore[return-value]
+    return source.mapping
 
 
 def facts_of_event(source: str, kind: str, event_id: str, event_time: datetime | None, doc: str) -> list[tuple[Any, ...]]:
     """All facts of one accepted event, or a single ``error`` fact saying why there are none."""
     try:
         event = registry.parse_record(json.loads(doc))
-        return core.facts_of(event, event_id, MAPPINGS[event.source])
+        return core.facts_of(event, event_id, fact_table(registry.source(event.source)))
     except Exception as exc:  # a mapping bug must not lose the event: report it per event
         reason = f"{type(exc).__name__}: {exc}"
         return [core.error_row(event_id, source, kind, event_time, reason)]

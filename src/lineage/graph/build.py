@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from lineage.facts import core
 from lineage.facts.extract import facts_of_event
@@ -25,11 +25,15 @@ from lineage.graph.aliases import read_aliases
 from lineage.warehouse import Warehouse
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     from pyspark.sql import DataFrame, SparkSession
 
 EXTRACTED_DDL = "source string, event_id string, version string, facts int, extracted_at timestamp"
-# What the facts depend on: a change to any of these files re-extracts every event.
-VERSIONED_MODULES = ("lineage.facts", "lineage.events", "lineage.events.dataworks")
+# What the facts depend on: every source file of these packages (sub-packages included, so a
+# new source or a split module is covered without editing a list) and of these modules; a
+# change to any of them re-extracts every event. Absent ones are skipped.
+VERSIONED_PACKAGES = ("events", "facts", "sql")
 VERSIONED_FILES = ("ids.py", "sqllineage.py")
 
 
@@ -64,15 +68,29 @@ class BuildResult:
 
 
 def mapping_version() -> str:
-    """A hash of the code that turns events into facts."""
+    """A hash of the code that turns events into facts (see ``VERSIONED_PACKAGES``)."""
+    root = resources.files("lineage")
     digest = hashlib.sha256()
-    for package in VERSIONED_MODULES:
-        for entry in sorted(resources.files(package).iterdir(), key=lambda p: p.name):
-            if entry.name.endswith(".py"):
-                digest.update(entry.name.encode() + b"\0" + entry.read_bytes())
+    for package in VERSIONED_PACKAGES:
+        for name, entry in sorted(_python_files(root.joinpath(package), package)):
+            digest.update(name.encode() + b"\0" + entry.read_bytes())
     for name in VERSIONED_FILES:
-        digest.update(name.encode() + b"\0" + resources.files("lineage").joinpath(name).read_bytes())
+        entry = root.joinpath(name)
+        if entry.is_file():
+            digest.update(name.encode() + b"\0" + entry.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def _python_files(folder: Traversable, prefix: str) -> Iterator[tuple[str, Traversable]]:
+    """(path under ``lineage``, file) of every ``.py`` file below ``folder``."""
+    if not folder.is_dir():
+        return
+    for entry in folder.iterdir():
+        name = f"{prefix}/{entry.name}"
+        if entry.is_dir():
+            yield from _python_files(entry, name)
+        elif entry.name.endswith(".py"):
+            yield name, entry
 
 
 def aliases_frame(spark: "SparkSession", path: str | Path | None, wh: Warehouse) -> tuple["DataFrame | None", int]:

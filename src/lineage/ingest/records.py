@@ -75,15 +75,15 @@ def process(record: RawRecord) -> tuple[Any, ...]:
     if record.error is not None or record.doc is None:
         return _quarantine(record, record.error or "no JSON object")
     try:
-        module, envelope = registry.detect(record.doc)
+        source, envelope = registry.detect(record.doc)
     except RecordError as exc:
         return _quarantine(record, str(exc))
     try:
-        event = registry.parse_with(module, envelope, record.doc)
+        event = registry.parse_with(source, envelope, record.doc)
     except RecordError as exc:
-        return _quarantine(record, str(exc), source=module.SOURCE)
+        return _quarantine(record, str(exc), source=source.name)
     except Exception as exc:  # a bug must not lose the record: quarantine it and say so
-        return _quarantine(record, f"internal error while parsing: {type(exc).__name__}: {exc}", source=module.SOURCE)
+        return _quarantine(record, f"internal error while parsing: {type(exc).__name__}: {exc}", source=source.name)
     time: datetime | None = event.event_time
     return _row(
         status=ACCEPTED,

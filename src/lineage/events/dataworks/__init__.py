@@ -20,7 +20,7 @@ each kind to its event model. Modules: ``studio`` (DataStudio, Data Integration)
 from __future__ import annotations
 
 from lineage.events.dataworks.common import DataWorksBody, DataWorksEvent, UnknownBody, UnknownDataWorksEvent
-from lineage.events.dataworks.envelopes import ENVELOPES, SIGNATURES, SOURCE, UNKNOWN_KIND, detect, parse, parse_body
+from lineage.events.dataworks.envelopes import ENVELOPES, NAME, SHAPES, SOURCE, UNKNOWN_KIND, parse, parse_body
 from lineage.events.dataworks.kinds import BODY_EVENT_TYPES, EVENT_TYPES, KINDS, MODELS
 
 __all__ = [
@@ -31,12 +31,12 @@ __all__ = [
     "EVENT_TYPES",
     "KINDS",
     "MODELS",
-    "SIGNATURES",
+    "NAME",
+    "SHAPES",
     "SOURCE",
     "UNKNOWN_KIND",
     "UnknownBody",
     "UnknownDataWorksEvent",
-    "detect",
     "parse",
     "parse_body",
 ]

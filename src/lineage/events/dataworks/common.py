@@ -93,12 +93,3 @@ class UnknownDataWorksEvent(DataWorksEvent[UnknownBody]):
     """Generic DataWorks activity of a kind the document does not define (or no kind at all)."""
 
     data: UnknownBody | None = Field(None, validation_alias=_BODY)
-
-
-def attr_path(obj: Any, path: str) -> Any:
-    """``attr_path(body, "process.applicant")``: None as soon as a step is missing."""
-    for step in path.split("."):
-        if obj is None:
-            return None
-        obj = getattr(obj, step, None)
-    return obj

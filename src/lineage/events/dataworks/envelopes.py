@@ -1,6 +1,6 @@
 """Recognising the three DataWorks envelopes and turning a record into a ``ParsedEvent``.
 
-Both recognition and kind resolution are tables: :data:`SIGNATURES` (what a record of each
+Both recognition and kind resolution are tables: :data:`SHAPES` (what a record of each
 envelope looks like) and :data:`ENVELOPES` (where each envelope keeps its kind and its id).
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from lineage.events.base import ParsedEvent, RecordError, to_json_value
-from lineage.events.dataworks.common import DataWorksEvent, UnknownDataWorksEvent, attr_path
+from lineage.events.base import ParsedEvent, RecordError, Shape, Source, lookup, to_json_value
+from lineage.events.dataworks.common import DataWorksEvent, UnknownDataWorksEvent
 from lineage.events.dataworks.kinds import BODY_EVENT_TYPES, EVENT_TYPES, KINDS, MODELS
 
-SOURCE = "dataworks"
+NAME = "dataworks"
 UNKNOWN_KIND = "unknown"
 
 # ---------------------------------------------------------------------------------------------
@@ -21,12 +21,8 @@ UNKNOWN_KIND = "unknown"
 # ---------------------------------------------------------------------------------------------
 
 
-def _equals(expected: str) -> Callable[[Any], bool]:
-    return lambda value: value == expected
-
-
-def _prefix(prefix: str) -> Callable[[Any], bool]:
-    return lambda value: isinstance(value, str) and value.startswith(prefix)
+def _dataworks_type(value: Any) -> bool:
+    return isinstance(value, str) and value.startswith("dataworks:")
 
 
 def _is_object(value: Any) -> bool:
@@ -41,44 +37,17 @@ def _has_event_code(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("eventCode"), str)
 
 
-@dataclass(frozen=True)
-class Signature:
-    """A record is of ``envelope`` when it has the ``present`` keys, none of the ``absent`` ones,
-    and each ``tests`` predicate holds on its key's value."""
-
-    envelope: str
-    present: tuple[str, ...]
-    absent: tuple[str, ...] = ()
-    tests: tuple[tuple[str, Callable[[Any], bool]], ...] = ()
-
-    def matches(self, doc: Mapping[str, Any]) -> bool:
-        return (
-            all(key in doc for key in self.present)
-            and not any(key in doc for key in self.absent)
-            and all(test(doc[key]) for key, test in self.tests)
-        )
-
-
 _CLOUDEVENT_KEYS = ("id", "type", "source", "specversion", "messageBody")
 
-SIGNATURES: tuple[Signature, ...] = (
-    Signature("cloudevent", ("source",), tests=(("source", _equals("acs.dataworks")),)),
-    Signature("cloudevent", ("type",), tests=(("type", _prefix("dataworks:")),)),
-    Signature("fc", ("eventType", "messageBody"), tests=(("messageBody", _is_object_or_json),)),
+SHAPES: tuple[Shape, ...] = (
+    Shape(envelope="cloudevent", present=("source",), equals=(("source", "acs.dataworks"),)),
+    Shape(envelope="cloudevent", present=("type",), tests=(("type", _dataworks_type),)),
+    Shape(envelope="fc", present=("eventType", "messageBody"), tests=(("messageBody", _is_object_or_json),)),
     # the document's partial samples: {"datacontenttype", "data"}, or {"data": {"eventCode"...}}
-    Signature("body", ("datacontenttype", "data"), absent=_CLOUDEVENT_KEYS, tests=(("data", _is_object),)),
-    Signature("body", ("data",), absent=_CLOUDEVENT_KEYS, tests=(("data", _has_event_code),)),
+    Shape(envelope="body", present=("datacontenttype", "data"), absent=_CLOUDEVENT_KEYS, tests=(("data", _is_object),)),
+    Shape(envelope="body", present=("data",), absent=_CLOUDEVENT_KEYS, tests=(("data", _has_event_code),)),
 )
-
-
-def detect(doc: dict[str, Any]) -> str | None:
-    """The envelope name (cloudevent, fc, body) when ``doc`` is a DataWorks record, else None."""
-    if not isinstance(doc, dict):
-        return None
-    for signature in SIGNATURES:
-        if signature.matches(doc):
-            return signature.envelope
-    return None
+"""What a record of each envelope looks like (first match wins)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -153,22 +122,13 @@ ENVELOPES: dict[str, Envelope] = {
 }
 
 
-def _lookup(doc: Mapping[str, Any], path: tuple[str, ...]) -> Any:
-    value: Any = doc
-    for key in path:
-        if not isinstance(value, Mapping):
-            return None
-        value = value.get(key)
-    return value
-
-
 def resolve_kind(doc: Mapping[str, Any], envelope: Envelope) -> tuple[str, bool]:
     """(kind, known): the first field naming a known code wins; else the first raw event code
     (``eventCode``, the document's kind vocabulary), else the first raw name; else ``unknown``."""
     fallback: str | None = None
     raw_code: str | None = None
     for kind_field in envelope.kind_fields:
-        raw = _lookup(doc, kind_field.path)
+        raw = lookup(doc, kind_field.path)
         if not isinstance(raw, str) or not raw.strip():
             continue
         raw = raw.strip()
@@ -196,7 +156,7 @@ def _normalise(doc: dict[str, Any], envelope: Envelope) -> dict[str, Any]:
 
 def _first(body: Any, paths: tuple[str, ...]) -> Any:
     for path in paths:
-        value = attr_path(body, path)
+        value = lookup(body, path)
         if value not in (None, ""):
             return value
     return None
@@ -216,7 +176,7 @@ def parse(doc: dict[str, Any], envelope: str) -> ParsedEvent:
     event_time = model.time or _first(body, time_fields) or model.aliyun_publish_time
     actor = _first(body, actor_fields)
     return ParsedEvent(
-        source=SOURCE,
+        source=NAME,
         kind=kind,
         envelope=envelope,
         model=model,
@@ -238,3 +198,6 @@ def parse_body(kind: str, body: dict[str, Any]) -> DataWorksEvent:
         raise RecordError(f"not a DataWorks event kind: {kind!r}", field="kind")
     doc = body if ("data" in body or "messageBody" in body) else {"data": body}
     return model_cls.model_validate(doc)
+
+
+SOURCE = Source(name=NAME, shapes=SHAPES, models=MODELS, parse=parse, mapping="lineage.facts.dataworks")
