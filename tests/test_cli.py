@@ -73,6 +73,25 @@ def test_missing_path_and_bad_usage_exit_2(tmp_path, warehouse):
     assert result.exit_code == 2 and "no such file or directory" in result.stderr
     assert run("ingest", tmp_path).exit_code == 2  # --warehouse is required
     assert run("ingest", tmp_path, "--warehouse", warehouse, "--engine", "fast").exit_code == 2
+    assert run("ingest", tmp_path, "--warehouse", warehouse, "--parse-in", "fast").exit_code == 2
+    clash = run("ingest", tmp_path, "--warehouse", warehouse, "--parse-in", "local", "--engine", "spark")
+    assert clash.exit_code == 2 and "--engine is the old name of --parse-in" in clash.stderr
+
+
+def test_parse_in_and_its_deprecated_name_engine(spark, tmp_path):
+    """``--parse-in`` says where records are parsed; ``--engine``, its old name, still works (hidden)."""
+    good = next(DATA.glob("dataphin/permission/*.jsonl"))
+    new = run("ingest", good, "--warehouse", tmp_path / "a", "--parse-in", "spark", "--json")
+    assert new.exit_code == 0, new.stderr
+    assert json.loads(new.stdout)["parse_in"] == "spark" and "deprecated" not in new.stderr
+    old = run("ingest", good, "--warehouse", tmp_path / "b", "--engine", "spark", "--json")
+    assert old.exit_code == 0, old.stderr
+    doc = json.loads(old.stdout)
+    assert doc["parse_in"] == doc["engine"] == "spark"
+    assert "ingest --engine is deprecated: use --parse-in" in old.stderr
+    assert json.loads(old.stdout)["total"] == json.loads(new.stdout)["total"]
+    help_text = run("ingest", "--help").stdout
+    assert "--parse-in" in help_text and "--engine" not in help_text
 
 
 def test_build_all_seed_samples_maps_every_event(spark, warehouse):

@@ -78,9 +78,9 @@ def test_events_are_partitioned_by_source_and_event_date(spark, tmp_path, wareho
 
 def test_local_and_spark_paths_give_identical_output(spark, tmp_path):
     inputs = [DATA]
-    local = ingest(inputs, tmp_path / "local", spark=spark, engine="local", exclude=("*.expect.json",))
-    distributed = ingest(inputs, tmp_path / "spark", spark=spark, engine="spark", exclude=("*.expect.json",))
-    assert (local.engine, distributed.engine) == ("local", "spark")
+    local = ingest(inputs, tmp_path / "local", spark=spark, parse_in="local", exclude=("*.expect.json",))
+    distributed = ingest(inputs, tmp_path / "spark", spark=spark, parse_in="spark", exclude=("*.expect.json",))
+    assert (local.parse_in, distributed.parse_in) == ("local", "spark")
     assert local.sources == distributed.sources and local.total == distributed.total
     for dataset in ("events", "quarantine", "duplicates"):
         assert table(tmp_path / "local" / dataset) == table(tmp_path / "spark" / dataset), dataset

@@ -74,21 +74,28 @@ def main(ctx: click.Context, debug: bool, graphframes: str | None, spark_master:
 @click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
 @click.option("--strict", is_flag=True, help="Exit 2 if any record was quarantined.")
-@click.option("--engine", type=click.Choice(["auto", "local", "spark"]), default="auto", show_default=True,
-              help="Parse in the driver (local) or in Spark tasks; auto picks by input size.")
+@click.option("--parse-in", type=click.Choice(["auto", "local", "spark"]), default=None, show_default="auto",
+              help="Parse records in the driver (local) or in Spark tasks; auto picks by input size.")
+@click.option("--engine", "engine_alias", type=click.Choice(["auto", "local", "spark"]), default=None, hidden=True,
+              help="Deprecated name of --parse-in.")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files whose name matches (repeatable).")
 @click.option("--max-record-mb", type=click.IntRange(1, 2047), default=64, show_default=True,
               help="Records larger than this are quarantined (kept truncated).")
-def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool, engine: str,
-           exclude: tuple[str, ...], max_record_mb: int) -> None:
+def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool, parse_in: str | None,
+           engine_alias: str | None, exclude: tuple[str, ...], max_record_mb: int) -> None:
     """Read event files/directories (JSON, JSON Lines, arrays, .gz) into the warehouse."""
     from lineage.ingest.pipeline import ingest as run_ingest
+
+    if engine_alias is not None:
+        if parse_in is not None and parse_in != engine_alias:
+            raise click.UsageError(f"--engine is the old name of --parse-in: give one (got {engine_alias} and {parse_in})")
+        say("ingest --engine is deprecated: use --parse-in")
 
     if err.is_terminal and not as_json:
         os.environ.setdefault("LINEAGE_SPARK_PROGRESS", "true")  # Spark's stage bar for the Spark path
     try:
         with _progress(not as_json) as progress:
-            result = run_ingest(paths, warehouse, engine=engine, exclude=exclude,
+            result = run_ingest(paths, warehouse, parse_in=parse_in or engine_alias or "auto", exclude=exclude,
                                 max_record_bytes=max_record_mb * 1024 * 1024, progress=progress)
     except FileNotFoundError as exc:
         raise InputError(str(exc)) from None
@@ -439,7 +446,7 @@ class _progress:
 
 def _print_ingest(result) -> None:
     out = Console()
-    table = Table(title=f"ingest {result.run_id} ({result.engine}, {result.files} files)")
+    table = Table(title=f"ingest {result.run_id} ({result.parse_in}, {result.files} files)")
     for column in ("source", "read", "accepted", "quarantined", "duplicates", "unknown kind"):
         table.add_column(column, justify="left" if column == "source" else "right")
     for name, counts in [*result.sources.items(), ("total", result.total)]:

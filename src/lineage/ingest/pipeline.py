@@ -28,7 +28,9 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 LOCAL_MAX_BYTES = int(os.environ.get("LINEAGE_INGEST_LOCAL_MAX_BYTES", 64 * 1024 * 1024))
-ENGINES = ("auto", "local", "spark")
+PARSE_IN = ("auto", "local", "spark")
+"""Where records are parsed: in the driver (local), in Spark tasks, or auto (by input size).
+Not the analysis ``engine`` (the graph engine): ingest has no engine."""
 
 EVENT_COLUMNS = (
     "event_id", "source", "kind", "known", "envelope", "event_time", "event_date", "actor",
@@ -64,7 +66,7 @@ class IngestResult:
 
     run_id: str
     warehouse: str
-    engine: str
+    parse_in: str
     files: int
     sources: dict[str, Counts]
     total: Counts
@@ -80,6 +82,7 @@ class IngestResult:
 
     def to_json(self) -> dict[str, object]:
         doc = asdict(self)
+        doc["engine"] = self.parse_in  # deprecated name of parse_in, kept for existing readers
         doc["reconciles"] = self.total.reconciles and all(c.reconciles for c in self.sources.values())
         return doc
 
@@ -89,7 +92,7 @@ def ingest(
     warehouse: str | os.PathLike[str],
     *,
     spark: "SparkSession | None" = None,
-    engine: str = "auto",
+    parse_in: str = "auto",
     include: tuple[str, ...] = DEFAULT_INCLUDE,
     exclude: tuple[str, ...] = (),
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
@@ -97,12 +100,12 @@ def ingest(
     progress: Callable[[int, int, str], None] | None = None,
 ) -> IngestResult:
     """Ingest files/directories into ``warehouse``; re-running on the same input adds nothing."""
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    if parse_in not in PARSE_IN:
+        raise ValueError(f"parse_in must be one of {', '.join(PARSE_IN)}, not {parse_in!r}")
     wh = Warehouse.at(warehouse)
     scan = expand_paths(paths, include=include, exclude=exclude)
     total_bytes = sum(_size(path) for path in scan.files)
-    use_local = engine == "local" or (engine == "auto" and total_bytes <= local_max_bytes)
+    use_local = parse_in == "local" or (parse_in == "auto" and total_bytes <= local_max_bytes)
 
     if spark is None:
         from lineage.spark import get_spark
@@ -128,7 +131,7 @@ def ingest(
         frame = spark.createDataFrame(rdd, records.DDL).unionByName(spark.createDataFrame(problem_rows, records.DDL))
 
     result = _store(spark, frame, wh, run_id, now)
-    result.engine = "local" if use_local else "spark"
+    result.parse_in = "local" if use_local else "spark"
     result.files = len(scan.files)
     result.skipped_files = scan.skipped
     wh.runs.mkdir(parents=True, exist_ok=True)
@@ -218,7 +221,7 @@ def _store(spark: "SparkSession", frame: "DataFrame", wh: Warehouse, run_id: str
         cached.unpersist()
 
     return IngestResult(
-        run_id=run_id, warehouse=str(wh.root), engine="", files=0,
+        run_id=run_id, warehouse=str(wh.root), parse_in="", files=0,
         sources=dict(sorted(sources.items())), total=total, empty_files=empty,
         quarantine_examples=examples, unknown_kinds=unknown, quarantine_path=str(wh.quarantine),
     )
