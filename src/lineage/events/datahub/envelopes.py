@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, cast
+from typing import Callable, cast
 
 from lineage.events.base import ParsedEvent, RecordError, Shape, Source, lookup, require
 from lineage.events.datahub.models import (

@@ -13,7 +13,7 @@ optional fields, so each event family needs one body model and a one-line event 
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Generic, TypeVar
+from typing import Annotated, ClassVar, Generic, TypeVar
 
 from annotated_types import MinLen
 from pydantic import AliasChoices, BeforeValidator, Field, StringConstraints
