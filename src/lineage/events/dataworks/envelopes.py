@@ -33,19 +33,19 @@ def _is_object_or_json(value: Any) -> bool:
     return isinstance(value, dict) or (isinstance(value, str) and value.lstrip().startswith("{"))
 
 
-def _has_event_code(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("eventCode"), str)
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str)
 
 
 _CLOUDEVENT_KEYS = ("id", "type", "source", "specversion", "messageBody")
 
 SHAPES: tuple[Shape, ...] = (
-    Shape(envelope="cloudevent", present=("source",), equals=(("source", "acs.dataworks"),)),
+    Shape(envelope="cloudevent", equals=(("source", "acs.dataworks"),)),
     Shape(envelope="cloudevent", present=("type",), tests=(("type", _dataworks_type),)),
     Shape(envelope="fc", present=("eventType", "messageBody"), tests=(("messageBody", _is_object_or_json),)),
     # the document's partial samples: {"datacontenttype", "data"}, or {"data": {"eventCode"...}}
     Shape(envelope="body", present=("datacontenttype", "data"), absent=_CLOUDEVENT_KEYS, tests=(("data", _is_object),)),
-    Shape(envelope="body", present=("data",), absent=_CLOUDEVENT_KEYS, tests=(("data", _has_event_code),)),
+    Shape(envelope="body", present=("data",), absent=_CLOUDEVENT_KEYS, tests=(("data.eventCode", _is_text),)),
 )
 """What a record of each envelope looks like (first match wins)."""
 
