@@ -238,12 +238,12 @@ MISSING: Any = object()
 def lookup(obj: Any, path: str | tuple[str, ...], default: Any = None) -> Any:
     """The value at a dotted ``path`` (or a tuple of steps), ``default`` as soon as a step is missing.
 
-    Steps go through mappings by key (raw JSON records) and through pydantic models by attribute
-    (validated events: ``lookup(body, "process.applicant")``); anything else ends the path. Pass
-    ``default=MISSING`` to tell an absent key from a present ``null``.
+    Steps go through JSON objects (dicts) by key (raw records) and through pydantic models by
+    attribute (validated events: ``lookup(body, "process.applicant")``); anything else ends the
+    path. Pass ``default=MISSING`` to tell an absent key from a present ``null``.
     """
     for step in path.split(".") if isinstance(path, str) else path:
-        if isinstance(obj, Mapping):
+        if isinstance(obj, dict):
             if step not in obj:
                 return default
             obj = obj[step]
@@ -254,14 +254,18 @@ def lookup(obj: Any, path: str | tuple[str, ...], default: Any = None) -> Any:
     return obj
 
 
-def embedded_object(value: Any) -> Mapping[str, Any] | None:
+def embedded_object(value: Any) -> dict[str, Any] | None:
     """An object, or an object sent as a JSON string (SLS flattening); else None."""
     if isinstance(value, str) and value.lstrip().startswith("{"):
         try:
             value = json.loads(value)
         except json.JSONDecodeError:
             return None
-    return value if isinstance(value, Mapping) else None
+    return value if isinstance(value, dict) else None
+
+
+def _steps(path: str) -> tuple[str, ...]:
+    return tuple(path.split("."))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -282,24 +286,41 @@ class Shape:
     absent: tuple[str, ...] = ()
     equals: tuple[tuple[str, Any], ...] = ()
     tests: tuple[tuple[str, Callable[[Any], bool]], ...] = ()
-    where: Callable[[Mapping[str, Any]], bool] | None = None
+    where: Callable[[dict[str, Any]], bool] | None = None
     inside: str | None = None
 
+    def __post_init__(self) -> None:
+        # paths split once: detection runs for every record against every source's shapes
+        split = object.__setattr__
+        split(self, "_present", tuple(_steps(path) for path in self.present))
+        split(self, "_any_of", tuple(_steps(path) for path in self.any_of))
+        split(self, "_absent", tuple(_steps(path) for path in self.absent))
+        split(self, "_equals", tuple((_steps(path), value) for path, value in self.equals))
+        split(self, "_tests", tuple((_steps(path), test) for path, test in self.tests))
+        split(self, "_inside", _steps(self.inside) if self.inside else None)
+
     def matches(self, doc: Any) -> bool:
-        if not isinstance(doc, Mapping):
+        if not isinstance(doc, dict):
             return False
-        if self.inside is not None:
-            doc = embedded_object(lookup(doc, self.inside))
+        if self._inside is not None:
+            doc = embedded_object(lookup(doc, self._inside))
             if doc is None:
                 return False
-        return (
-            all(lookup(doc, path, MISSING) is not MISSING for path in self.present)
-            and (not self.any_of or any(lookup(doc, path, MISSING) is not MISSING for path in self.any_of))
-            and not any(lookup(doc, path, MISSING) is not MISSING for path in self.absent)
-            and all(lookup(doc, path, MISSING) == value for path, value in self.equals)
-            and all(test(lookup(doc, path)) for path, test in self.tests)
-            and (self.where is None or self.where(doc))
-        )
+        for path in self._present:
+            if lookup(doc, path, MISSING) is MISSING:
+                return False
+        if self._any_of and all(lookup(doc, path, MISSING) is MISSING for path in self._any_of):
+            return False
+        for path in self._absent:
+            if lookup(doc, path, MISSING) is not MISSING:
+                return False
+        for path, value in self._equals:
+            if lookup(doc, path, MISSING) != value:
+                return False
+        for path, test in self._tests:
+            if not test(lookup(doc, path)):
+                return False
+        return self.where is None or self.where(doc)
 
 
 class FactTable(Protocol):
