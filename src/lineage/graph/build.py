@@ -29,8 +29,11 @@ if TYPE_CHECKING:
 
 EXTRACTED_DDL = "source string, event_id string, version string, facts int, extracted_at timestamp"
 # What the facts depend on: a change to any of these files re-extracts every event.
-VERSIONED_MODULES = ("lineage.facts", "lineage.events", "lineage.events.dataworks")
-VERSIONED_FILES = ("ids.py", "sqllineage.py")
+VERSIONED_MODULES = (
+    "lineage.facts", "lineage.facts.dataworks", "lineage.facts.maxcompute", "lineage.events", "lineage.events.dataworks",
+    "lineage.sql",
+)
+VERSIONED_FILES = ("ids.py",)
 
 
 class NothingToBuild(ValueError):

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from lineage.sqllineage import SqlLineage, StatementLineage, table_lineage
+from lineage.sql.lineage import SqlLineage, StatementLineage, table_lineage
 
 PROJECT = "prj"
 
