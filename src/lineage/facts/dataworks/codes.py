@@ -40,7 +40,7 @@ completed order counts as approved unless one of its statuses says otherwise."""
 MAXCOMPUTE_TABLE_TYPES = frozenset({"ODPS", "MAXCOMPUTE"})
 
 
-def _code(table: Mapping[Any, str], value: Any) -> str | None:
+def decode(table: Mapping[Any, str], value: Any) -> str | None:
     """The name of a documented code; an undocumented one is kept as text, None stays None."""
     if value is None:
         return None
@@ -53,7 +53,7 @@ def _code(table: Mapping[Any, str], value: Any) -> str | None:
 # ---------------------------------------------------------------------------------------------
 
 
-def _key(value: Any) -> str | None:
+def key_of(value: Any) -> str | None:
     """An id as text; None when absent or masked entirely (``*****`` identifies nothing)."""
     if value is None:
         return None
@@ -63,46 +63,46 @@ def _key(value: Any) -> str | None:
     return text
 
 
-def _user(uid: Any) -> str | None:
-    key = _key(uid)
+def user_id(uid: Any) -> str | None:
+    key = key_of(uid)
     return ids.aliyun_user(key) if key else None
 
 
-def _dw(label: str, key: Any) -> str | None:
+def dw_id(label: str, key: Any) -> str | None:
     """A DataWorks object (Node, Instance, Dag, Flow, Baseline, File, Approval, ...) by its id."""
-    key = _key(key)
+    key = key_of(key)
     return ids.dataworks(label, key) if key else None
 
 
-def _workspace(workspace_id: Any) -> str | None:
-    key = _key(workspace_id)
+def workspace_id(value: Any) -> str | None:
+    key = key_of(value)
     return ids.dataworks_project(key) if key else None
 
 
-def _named(table_id: str | None) -> str | None:
+def named_table(table_id: str | None) -> str | None:
     """A table id whose every name part says something (``odps.******.******`` names no table)."""
-    if table_id is None or any(_key(part) is None for part in ids.key_of(table_id).split(".")):
+    if table_id is None or any(key_of(part) is None for part in ids.key_of(table_id).split(".")):
         return None
     return table_id
 
 
-def _table_from_guid(guid: str | None) -> str | None:
+def table_from_guid(guid: str | None) -> str | None:
     """Data Map table GUIDs: ``odps.<project>.<table>`` (MaxCompute) or
     ``emr_hive.<cluster>.<schema>.<table>``; anything else (Hologres names no table) -> None."""
     if not guid:
         return None
     table_id = ids.table_from_guid(guid)
     if table_id:
-        return _named(table_id)
+        return named_table(table_id)
     parts = [p.strip() for p in guid.strip().split(".")]
     if len(parts) == 4 and parts[0].lower() == "emr_hive":
-        return _named(ids.table(f"{parts[1]}.{parts[2]}", parts[3], platform="emr_hive"))
+        return named_table(ids.table(f"{parts[1]}.{parts[2]}", parts[3], platform="emr_hive"))
     return None
 
 
-def _table_name(table_id: str) -> str:
+def table_name_of(table_id: str) -> str:
     return ids.key_of(table_id).rsplit(".", 1)[-1]
 
 
-def _body(event: ParsedEvent) -> Any:
+def body_of(event: ParsedEvent) -> Any:
     return event.model.data  # type: ignore[attr-defined]
