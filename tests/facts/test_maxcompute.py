@@ -14,7 +14,6 @@ from lineage.facts import maxcompute as mapping
 from lineage.facts.core import ERROR, FACT_NAMES
 from lineage.facts.extract import facts_of_event
 from lineage.io.reader import read_file
-from lineage.sql import security
 from lineage.sql.lineage import table_lineage
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "maxcompute"
@@ -481,36 +480,6 @@ def test_set_user_label() -> None:
                                          "OperationText": "SET LABEL 2 TO USER ALIYUN$xxxx@aliyun.com;"}))
     assert edges(found) == [
         ("retract", user, "HAS_LABEL", None, ""), ("assert", user, "HAS_LABEL", "label:maxcompute:2", "")]
-
-
-# --- the privilege statement reader -----------------------------------------------------------
-
-
-@pytest.mark.parametrize("sql, want", [
-    ("grant createtable on project meta to  ALIYUN$xxx@aliyun.com;",
-     {"verb": "grant", "privileges": ("createtable",), "object_type": "project", "object_name": "meta",
-          "principals": (security.Principal("user", "ALIYUN$xxx@aliyun.com"),)}),
-    ("revoke select, update on table `p`.`t` from role r",
-     {"verb": "revoke", "privileges": ("select", "update"), "object_type": "table", "object_name": "p.t",
-          "principals": (security.Principal("role", "r"),)}),
-    ("grant Select on table t (c1, c2) to user \"RAM$x@y.com:sub\" privilegeproperties(\"expires\"=\"2\")",
-     {"verb": "grant", "privileges": ("select",), "object_type": "table", "object_name": "t", "columns": ("c1", "c2"),
-          "principals": (security.Principal("user", "RAM$x@y.com:sub"),)}),
-    ("GRANT LABEL 2 ON TABLE t(col1, col2) TO USER RAM$a@b.com:sub WITH EXP 5",
-     {"verb": "grant", "label": "2", "object_type": "table", "object_name": "t", "columns": ("col1", "col2"),
-          "principals": (security.Principal("user", "RAM$a@b.com:sub"),), "exp_days": 5}),
-    ("grant r1, r2 to ALIYUN$to@x.com",
-     {"verb": "grant", "privileges": ("r1", "r2"), "principals": (security.Principal("user", "ALIYUN$to@x.com"),)}),
-    ("SET LABEL 3 TO TABLE t1test(col1);",
-     {"verb": "set", "label": "3", "object_type": "table", "object_name": "t1test", "columns": ("col1",)}),
-])
-def test_parse_privilege_statement(sql: str, want: dict[str, typing.Any]) -> None:
-    assert security.parse_privilege_statement(sql) == security.PrivilegeStatement(**want)
-
-
-@pytest.mark.parametrize("sql", [None, "", "select 1", "grant 'unterminated"])
-def test_not_a_privilege_statement(sql: str | None) -> None:
-    assert security.parse_privilege_statement(sql) is None
 
 
 def test_a_bad_statement_does_not_drop_the_statements_that_parsed() -> None:

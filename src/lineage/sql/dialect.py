@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from sqlglot import exp
 from sqlglot.dialects.hive import Hive
-from sqlglot.parsers.hive import HiveParser
 from sqlglot.tokens import Token, TokenType
 
 VARIABLE_OPENERS = {TokenType.L_BRACE: TokenType.R_BRACE, TokenType.L_BRACKET: TokenType.R_BRACKET}
@@ -125,17 +124,15 @@ class MaxCompute(Hive):
         def tokenize(self, sql: str) -> list[Token]:
             return join_variables(super().tokenize(sql), sql)
 
-    class Parser(HiveParser):
-        PROPERTY_PARSERS = {
-            **HiveParser.PROPERTY_PARSERS,
-            "LIFECYCLE": lambda self: self._parse_lifecycle(),
-        }
-
+    class Parser(Hive.Parser):
         def _parse_lifecycle(self) -> exp.Property:
+            """``LIFECYCLE <days>`` (or a variable): the table's retention, a plain property."""
             days = self._parse_number() or self._parse_var()
             if days is None:
                 self.raise_error("expected a number of days after LIFECYCLE")
             return self.expression(exp.Property(this=exp.var("LIFECYCLE"), value=days))
+
+        PROPERTY_PARSERS = {**Hive.Parser.PROPERTY_PARSERS, "LIFECYCLE": _parse_lifecycle}
 
         def _parse_statement(self) -> exp.Expr | None:
             if not self._curr:
