@@ -188,6 +188,17 @@ def test_successful_job_change_reads_and_writes_tables() -> None:
     assert "sql_error" not in one(found, "observe", job)["properties"]
 
 
+def test_job_that_creates_a_table_writes_it() -> None:
+    sql = "CREATE TABLE IF NOT EXISTS dim_new (id BIGINT) LIFECYCLE 7; CREATE TABLE dim_copy LIKE other.dim_old;"
+    found = facts(_job_change("Terminated", sql))
+    job = "job:maxcompute:20201027135756xyz"
+    assert sorted(edges(found)) == [
+        ("assert", job, "READS", "table:maxcompute:other.dim_old", ""),
+        ("assert", job, "WRITES", "table:maxcompute:meta.dim_copy", ""),
+        ("assert", job, "WRITES", "table:maxcompute:meta.dim_new", ""),
+    ]
+
+
 @pytest.mark.parametrize("status", ["Success", "succeeded", "TERMINATED"])
 def test_success_statuses_are_case_insensitive(status: str) -> None:
     if not lineage_works():

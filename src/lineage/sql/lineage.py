@@ -40,7 +40,9 @@ logging.getLogger("sqlglot").setLevel(logging.ERROR)
 class StatementLineage:
     """One statement: its kind, tables read and written.
 
-    Kinds: insert, ctas, create_view, select, merge, update, delete, load, ddl, other.
+    Kinds: insert, ctas, create_table, create_view, select, merge, update, delete, load, ddl, other.
+    ``create_table`` (``CREATE TABLE t (...)`` or ``... LIKE src``) writes ``t`` -- the job that
+    runs it defines the table -- and reads the ``LIKE`` template.
     ``index`` is 1-based and counts every non-empty statement of the script (SET included),
     the same numbering as ``SqlLineage.errors``. A script assignment ``@v := SELECT`` is a
     ``select``.
@@ -226,8 +228,10 @@ def _classify(tree: exp.Expr, tokens: tuple[Token, ...]) -> tuple[str, list[exp.
 
 
 def _classify_create(tree: exp.Create) -> tuple[str, list[exp.Table]]:
-    """CTAS and CREATE VIEW write their target; every other CREATE is DDL."""
+    """CREATE TABLE (plain, LIKE, AS query) and CREATE VIEW write their target; other CREATEs are DDL."""
     if not isinstance(tree.expression, exp.Query):
+        if str(tree.args.get("kind") or "").upper() == "TABLE":
+            return "create_table", [t for t in [_target(tree.this)] if t is not None]  # LIKE src: a read
         return "ddl", []
     kind = {"TABLE": "ctas", "VIEW": "create_view"}.get(str(tree.args.get("kind") or "").upper())
     if kind is None:
