@@ -106,7 +106,10 @@ def join_variables(tokens: list[Token], sql: str) -> list[Token]:
 
 def _variable_end(tokens: list[Token], i: int) -> int | None:
     """Index of the closing brace of a variable starting at ``tokens[i]`` (``$``), else None."""
-    if tokens[i].text != "$" or i + 1 >= len(tokens) or not _adjacent(tokens[i], tokens[i + 1]):
+    dollar = tokens[i]
+    if dollar.token_type != TokenType.PARAMETER or dollar.text != "$":
+        return None
+    if i + 1 >= len(tokens) or not _adjacent(dollar, tokens[i + 1]):
         return None
     closer = VARIABLE_OPENERS.get(tokens[i + 1].token_type)
     if closer is None:
