@@ -21,7 +21,7 @@ from lineage.facts import dataworks
 from lineage.facts.core import FACT_NAMES
 from lineage.facts.extract import facts_of_event
 from lineage.io.reader import read_file
-from lineage.sqllineage import table_lineage
+from lineage.sql.lineage import table_lineage
 from seedfixtures import DATA, accepted_docs
 
 DOCS = accepted_docs()["dataworks"]

@@ -14,9 +14,9 @@ tag/term/owner edge they propose.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel
@@ -150,15 +150,10 @@ def _operation(event: ParsedEvent) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _link(key: str, extra: Callable[[ParsedEvent], dict[str, Any]] | None = None) -> Callable[[ParsedEvent], Iterator[F]]:
+def link(event: ParsedEvent, key: str, extra: Callable[[ParsedEvent], dict[str, Any]] | None = None) -> Iterator[F]:
     """(X)-[rel]->(the urn in parameters.<key> / modifier): tags, terms, domains, properties."""
-
-    def link(event: ParsedEvent) -> Iterator[F]:
-        subject = _subject(event, key)
-        yield F(_entity(event), entity_id(subject), props=extra(event) if extra else None)
-
-    link.__name__ = link.__qualname__ = f"link_{key}"
-    return link
+    subject = _subject(event, key)
+    yield F(_entity(event), entity_id(subject), props=extra(event) if extra else None)
 
 
 def _property_values(event: ParsedEvent) -> dict[str, Any]:
@@ -174,19 +169,14 @@ def owner(event: ParsedEvent) -> Iterator[F]:
                                                 "ownerTypeUrn": params.get("ownerTypeUrn")})
 
 
-def _changed(props: Callable[[ParsedEvent], dict[str, Any]]) -> Callable[[ParsedEvent], Iterator[F]]:
-    """A Change on X with ``props``."""
-
-    def changed(event: ParsedEvent) -> Iterator[F]:
-        yield F(_entity(event), props=props(event))
-
-    changed.__name__ = changed.__qualname__ = f"changed_{props.__name__.strip('_')}"
-    return changed
-
-
 def _what(event: ParsedEvent) -> dict[str, Any]:
     """The change's operation and the urn it applied (tag, term, domain, owner)."""
     return {"operation": _operation(event).lower(), "modifier": getattr(event.model, "modifier", None)}
+
+
+def changed(event: ParsedEvent) -> Iterator[F]:
+    """A Change on X: the operation and the urn it applied."""
+    yield F(_entity(event), props=_what(event))
 
 
 def _deprecated(event: ParsedEvent) -> bool:
@@ -296,26 +286,21 @@ def proposed(event: ParsedEvent) -> Iterator[F]:
 # --------------------------------------------------------------------------------------------
 
 
-def _only(fn: Callable[[ParsedEvent], Iterable[F]], src: str, dst: str | None) -> Callable[[ParsedEvent], Iterator[F]]:
-    """``fn`` restricted to facts whose ends have the row's labels. An edge needs both ends: a
-    malformed event (a term as a tag's modifier, an unknown urn) yields nothing, never a wrongly
-    labelled fact nor a wildcard retract."""
-
-    @functools.wraps(fn)
-    def only(event: ParsedEvent) -> Iterator[F]:
-        for fact in fn(event):
-            if ids.label_of(fact.src or "") == src and (dst is None or ids.label_of(fact.dst or "") == dst):
-                yield fact
-
-    return only
+def only(event: ParsedEvent, fn: Callable[[ParsedEvent], Iterable[F]], src: str, dst: str | None) -> Iterator[F]:
+    """The facts of ``fn`` whose ends have the row's labels. An edge needs both ends: a malformed
+    event (a term as a tag's modifier, an unknown urn) yields nothing, never a wrongly labelled
+    fact nor a wildcard retract."""
+    for fact in fn(event):
+        if ids.label_of(fact.src or "") == src and (dst is None or ids.label_of(fact.dst or "") == dst):
+            yield fact
 
 
 def _per_label(labels: tuple[str, ...], *, fn: Callable[[ParsedEvent], Iterable[F]], src: str | None = None,
                dst: str | None = None, **emit: Any) -> tuple[Emit, ...]:
     """One Emit per label of X; X is the src, or the dst when ``src`` is fixed (OWNS, PROPOSED)."""
     if src is None:
-        return tuple(Emit(src=label, dst=dst, fn=_only(fn, label, dst), **emit) for label in labels)
-    return tuple(Emit(src=src, dst=label, fn=_only(fn, src, label), **emit) for label in labels)
+        return tuple(Emit(src=label, dst=dst, fn=partial(only, fn=fn, src=label, dst=dst), **emit) for label in labels)
+    return tuple(Emit(src=src, dst=label, fn=partial(only, fn=fn, src=src, dst=label), **emit) for label in labels)
 
 
 _X = "X = entityUrn (maxcompute/odps dataset -> MaxCompute table; schemaField -> column; chart/dashboard/dataFlow/dataJob)"
@@ -326,9 +311,9 @@ def _association(rel: str, dst: str, key: str, change: str, what: str) -> dict[s
     rows = {}
     for operation, op in (("ADD", "assert"), ("REMOVE", "retract")):
         rows[f"{what}:{operation}"] = (
-            *_per_label(ASSETS, op=op, rel=rel, dst=dst, fn=_link(key),
+            *_per_label(ASSETS, op=op, rel=rel, dst=dst, fn=partial(link, key=key),
                         note=f"{_X}; {dst}: parameters.{key}, else modifier (case kept)"),
-            *_per_label(ASSETS, op="change", rel=change, fn=_changed(_what), extra=("operation", "modifier"),
+            *_per_label(ASSETS, op="change", rel=change, fn=changed, extra=("operation", "modifier"),
                         note=f"{_X}; modifier = the {dst.lower()} urn"),
         )
     return rows
@@ -352,14 +337,14 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
         f"OWNER:{operation}": (
             *_per_label(OWNABLE, op=op, src="User", rel="OWNS", fn=owner, extra=("ownerType", "ownerTypeUrn"),
                         note=f"owner: parameters.ownerUrn, else modifier (corpuser/corpGroup); {_X}"),
-            *_per_label(OWNABLE, op="change", rel="owner_change", fn=_changed(_what), extra=("operation", "modifier"),
+            *_per_label(OWNABLE, op="change", rel="owner_change", fn=changed, extra=("operation", "modifier"),
                         note=f"{_X}; modifier = the owner urn"),
         )
         for operation, op in (("ADD", "assert"), ("REMOVE", "retract"))
     },
     **{
         f"STRUCTURED_PROPERTY:{operation}": _per_label(
-            ASSETS, op=op, rel="HAS_PROPERTY", dst="StructuredProperty", fn=_link("propertyUrn", _property_values),
+            ASSETS, op=op, rel="HAS_PROPERTY", dst="StructuredProperty", fn=partial(link, key="propertyUrn", extra=_property_values),
             extra=("values", "property"),
             note=f"{_X}; property: parameters.propertyUrn, else modifier; values: parameters.propertyValues")
         for operation, op in (("ADD", "assert"), ("MODIFY", "assert"), ("REMOVE", "retract"))

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from lineage.sqllineage import SqlLineage, StatementLineage, table_lineage
+from lineage.sql.lineage import SqlLineage, StatementLineage, table_lineage
 
 PROJECT = "prj"
 
@@ -422,7 +422,7 @@ TABLE: list[Case] = [
         """,
         ("ods.src_kv", "tmp.t_work"),
         ("tmp.t_work",),
-        ("ddl", "ddl", "insert", "select"),
+        ("ddl", "create_table", "insert", "select"),
     ),
     Case(
         "script-mode-table-variables",
@@ -447,7 +447,7 @@ TABLE: list[Case] = [
     Case("ddl-grant", "GRANT SELECT ON TABLE ods.ods_order TO USER RAM$alice@example.com", (), (), ("ddl",)),
     Case("ddl-whoami", "whoami", (), (), ("ddl",)),
     Case(
-        "ddl-create-table-columns-partitioned-lifecycle",
+        "create-table-columns-partitioned-lifecycle-writes-it",
         """
         CREATE TABLE IF NOT EXISTS dw.dwd_new (
           id BIGINT COMMENT 'id',
@@ -455,10 +455,49 @@ TABLE: list[Case] = [
         ) COMMENT 'new table' PARTITIONED BY (ds STRING COMMENT 'yyyymmdd') LIFECYCLE 365
         """,
         (),
-        (),
-        ("ddl",),
+        ("dw.dwd_new",),
+        ("create_table",),
     ),
-    Case("ddl-create-table-like", "CREATE TABLE IF NOT EXISTS tmp.t_copy LIKE dw.t_orig LIFECYCLE 7", (), (), ("ddl",)),
+    Case(
+        "create-table-like-reads-template",
+        "CREATE TABLE IF NOT EXISTS tmp.t_copy LIKE dw.t_orig LIFECYCLE 7",
+        ("dw.t_orig",),
+        ("tmp.t_copy",),
+        ("create_table",),
+    ),
+    Case(
+        "create-table-like-unqualified",
+        "create table t_copy2 like t_orig2",
+        ("prj.t_orig2",),
+        ("prj.t_copy2",),
+        ("create_table",),
+    ),
+    Case(
+        "create-table-plain-unqualified",
+        "create table t_plain (id bigint, name string)",
+        (),
+        ("prj.t_plain",),
+        ("create_table",),
+    ),
+    Case(
+        "create-external-table-location",
+        "CREATE EXTERNAL TABLE IF NOT EXISTS ods.ext_log (line STRING) STORED AS TEXTFILE LOCATION 'oss://bucket/log/'",
+        (),
+        ("ods.ext_log",),
+        ("create_table",),
+    ),
+    Case(
+        "script-drop-create-like-then-insert",
+        """
+        DROP TABLE IF EXISTS tmp.t_stage;
+        CREATE TABLE tmp.t_stage LIKE dw.t_final;
+        INSERT OVERWRITE TABLE tmp.t_stage SELECT * FROM ods.t_raw;
+        """,
+        ("dw.t_final", "ods.t_raw"),
+        ("tmp.t_stage",),
+        ("ddl", "create_table", "insert"),
+    ),
+    Case("create-function-is-ddl", "CREATE FUNCTION my_udf AS 'com.x.MyUdf' USING 'udf.jar'", (), (), ("ddl",)),
     Case("ddl-truncate", "TRUNCATE TABLE tmp.t_work", (), (), ("ddl",)),
     Case("ddl-use", "USE other_project", (), (), ("ddl",)),
     Case("explain-is-other", "EXPLAIN INSERT OVERWRITE TABLE a SELECT * FROM b", (), (), ("other",)),

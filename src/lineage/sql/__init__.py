@@ -1,0 +1,6 @@
+"""MaxCompute SQL: the sqlglot dialect, table lineage and privilege statements.
+
+* ``dialect``  -- ``MaxCompute(Hive)``: the few tokenizer/parser overrides that differ from Hive.
+* ``lineage``  -- tables each statement of a script reads and writes (``table_lineage``).
+* ``security`` -- what a GRANT / REVOKE / SET LABEL statement says (``parse_privilege_statement``).
+"""
