@@ -1,20 +1,28 @@
 """The ``lineage`` command: parse options, call one library function, print.
 
 Exit status (contract): 0 success, 2 bad usage or bad input, 1 internal failure. Expected errors
-are one line on stderr; a traceback only with ``--debug``.
+(:mod:`lineage.errors`) are one line on stderr, mapped to their exit status in one place
+(``_Group.invoke``); a traceback only with ``--debug``. Settings are read once per command
+(:mod:`lineage.settings`: ``LINEAGE_*`` variables, root options winning) and passed down.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 import traceback
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
 from rich.table import Table
+
+from lineage.errors import LineageError, UsageError
+
+if TYPE_CHECKING:
+    from lineage.settings import Settings
 
 err = Console(stderr=True)
 
@@ -24,49 +32,58 @@ def say(message: str) -> None:
     click.echo(f"lineage: {message}", err=True)
 
 
-class InputError(click.ClickException):
-    """Bad input: exit status 2 with a one-line message."""
+InputError = UsageError
+"""Bad input found by the CLI itself (exit 2, one line); any :class:`UsageError` does the same."""
 
-    exit_code = 2
+
+def settings(ctx: click.Context | None = None) -> Settings:
+    """The running command's settings: read once, the first time something needs them (so
+    ``lineage CMD --help`` works whatever the environment holds)."""
+    from lineage.settings import Settings
+
+    root = (ctx or click.get_current_context()).find_root()
+    if "settings" not in root.obj:
+        root.obj["settings"] = Settings.from_env(**root.obj["overrides"])
+    return root.obj["settings"]
 
 
 class _Group(click.Group):
-    """Maps unexpected exceptions to exit 1 with one line (traceback only with --debug)."""
+    """The one place errors become exit statuses: an expected error (:mod:`lineage.errors`) is
+    its own line and exit status, anything else is an internal error (exit 1); tracebacks only
+    with --debug. Library code called by a command sees the command's settings as current."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
+        from lineage.settings import running  # not at import: `lineage --help` stays quick
+
         try:
-            return super().invoke(ctx)
+            with running(partial(settings, ctx)):
+                return super().invoke(ctx)
         except (click.ClickException, click.exceptions.Exit, click.Abort, KeyboardInterrupt):
             raise
-        except Exception as exc:  # noqa: BLE001 - the contract wants exit 1, not a traceback
-            from lineage.spark import SetupError
-
-            if isinstance(exc, SetupError):
-                say(f"setup error: {exc}")
-                sys.exit(2)
-            if ctx.obj and ctx.obj.get("debug"):
+        except Exception as exc:  # noqa: BLE001 - the contract wants one line and an exit status
+            debug = bool(ctx.obj and ctx.obj.get("debug"))
+            if debug:
                 traceback.print_exc()
-            else:
+            if isinstance(exc, LineageError):
+                click.echo(exc.line.format(exc), err=True)
+                sys.exit(exc.exit_code)
+            if not debug:
                 say(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)")
             sys.exit(1)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--debug", is_flag=True, help="Show tracebacks for internal errors.")
-@click.option("--graphframes", envvar="LINEAGE_GRAPHFRAMES", metavar="auto|JAR|COORDINATE",
+@click.option("--debug", is_flag=True, help="Show the traceback of an error (expected or internal).")
+@click.option("--graphframes", metavar="auto|JAR|COORDINATE",
               help="GraphFrames for Spark: the cached jar (auto), a jar path, or a Maven coordinate for "
                    "clusters, e.g. graphframes:graphframes:0.8.3-spark3.5-s_2.12.")
-@click.option("--spark-master", envvar="LINEAGE_SPARK_MASTER", metavar="URL", help="Spark master (default local[2]).")
+@click.option("--spark-master", metavar="URL", help="Spark master (default local[2]).")
 @click.version_option(package_name="lineage")
 @click.pass_context
 def main(ctx: click.Context, debug: bool, graphframes: str | None, spark_master: str | None) -> None:
     """Lineage and change impact across DataWorks, MaxCompute, Dataphin and DataHub."""
-    ctx.obj = {"debug": debug}
-    # the SparkSession factory reads these when a command first needs Spark
-    if graphframes:
-        os.environ["LINEAGE_GRAPHFRAMES"] = graphframes
-    if spark_master:
-        os.environ["LINEAGE_SPARK_MASTER"] = spark_master
+    # options win over LINEAGE_GRAPHFRAMES / LINEAGE_SPARK_MASTER; read by settings() when needed
+    ctx.obj = {"debug": debug, "overrides": {"graphframes": graphframes or None, "spark_master": spark_master or None}}
 
 
 @main.command()
@@ -91,20 +108,18 @@ def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool
             raise click.UsageError(f"--engine is the old name of --parse-in: give one (got {engine_alias} and {parse_in})")
         say("ingest --engine is deprecated: use --parse-in")
 
-    if err.is_terminal and not as_json:
-        os.environ.setdefault("LINEAGE_SPARK_PROGRESS", "true")  # Spark's stage bar for the Spark path
-    try:
-        with _progress(not as_json) as progress:
-            result = run_ingest(paths, warehouse, parse_in=parse_in or engine_alias or "auto", exclude=exclude,
-                                max_record_bytes=max_record_mb * 1024 * 1024, progress=progress)
-    except FileNotFoundError as exc:
-        raise InputError(str(exc)) from None
+    chosen = settings()
+    if err.is_terminal and not as_json and "spark_progress" not in chosen.model_fields_set:
+        chosen = chosen.model_copy(update={"spark_progress": True})  # Spark's stage bar for the Spark path
+    with _progress(not as_json) as progress:
+        result = run_ingest(paths, warehouse, parse_in=parse_in or engine_alias or "auto", exclude=exclude,
+                            max_record_bytes=max_record_mb * 1024 * 1024, progress=progress, settings=chosen)
     if as_json:
-        click.echo(json.dumps(result.to_json(), default=str))
+        click.echo(result.as_json())
     else:
         _print_ingest(result)
     if result.understood == 0:
-        raise InputError(f"nothing could be read: {result.total.read} record(s) in {result.files} file(s), none understood"
+        raise UsageError(f"nothing could be read: {result.total.read} record(s) in {result.files} file(s), none understood"
                          + (f"; see {result.quarantine_path}" if result.total.quarantined else ""))
     if result.total.quarantined:
         say(f"{result.total.quarantined} record(s) quarantined; they are in {result.quarantine_path}")
@@ -121,20 +136,16 @@ def build(warehouse: Path, aliases: Path | None, as_json: bool) -> None:
     """Turn the ingested events into facts and the temporal graph (WAREHOUSE/graph)."""
     result = _run_build(warehouse, aliases, quiet=as_json)
     if as_json:
-        click.echo(json.dumps(result.to_json(), default=str))
+        click.echo(result.as_json())
     else:
         _print_build(result)
 
 
 def _run_build(warehouse: Path, aliases: Path | None, quiet: bool = False):
-    from lineage.graph.aliases import AliasError
-    from lineage.graph.build import NothingToBuild
     from lineage.graph.build import build as run_build
 
-    try:
-        result = run_build(warehouse, aliases=aliases, progress=None if quiet else (lambda m: say(f"build: {m}")))
-    except (NothingToBuild, AliasError) as exc:
-        raise InputError(str(exc)) from None
+    result = run_build(warehouse, aliases=aliases, progress=None if quiet else (lambda m: say(f"build: {m}")),
+                       settings=settings())
     if result.mapping_errors:
         say(f"{result.mapping_errors} event(s) could not be mapped to facts (kept in WAREHOUSE/facts with op=error); "
             f"first: {result.error_examples[0]['source']} {result.error_examples[0]['event_id']}: "
@@ -164,21 +175,6 @@ def _print_build(result) -> None:
 ENGINE_CHOICE = click.Choice(["auto", "local", "spark"])
 
 
-def _analysis_errors(call):
-    """Run an analysis call; bad ids, times or a missing graph are usage errors (exit 2)."""
-    from lineage.analysis.api import UnknownIds
-    from lineage.graph.api import GraphNotBuilt
-
-    try:
-        return call()
-    except (UnknownIds, GraphNotBuilt) as exc:
-        raise InputError(str(exc)) from None
-    except ValueError as exc:
-        if "not a time" in str(exc) or "engine" in str(exc):
-            raise InputError(str(exc)) from None
-        raise
-
-
 @main.command()
 @click.argument("ids", nargs=-1, required=True)
 @click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
@@ -194,8 +190,8 @@ def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: 
     """If these vertices change, what breaks and who will notice (downstream impact)."""
     from lineage.analysis.api import impact as run_impact
 
-    result = _analysis_errors(lambda: run_impact(warehouse, ids, as_of=as_of, max_depth=max_depth, engine=engine,
-                                                 relationships=relationships or None))
+    result = run_impact(warehouse, ids, as_of=as_of, max_depth=max_depth, engine=engine,
+                        relationships=relationships or None)
     if as_json:
         click.echo(json.dumps(result.to_json()))
         return
@@ -219,7 +215,7 @@ def access(target: str, warehouse: Path, as_of: str | None, as_json: bool) -> No
     """Who can read TARGET, through which grants, and since when."""
     from lineage.analysis.api import access as run_access
 
-    result = _analysis_errors(lambda: run_access(warehouse, target, as_of=as_of))
+    result = run_access(warehouse, target, as_of=as_of)
     if as_json:
         click.echo(json.dumps(result.to_json()))
         return
@@ -244,7 +240,7 @@ def exposure(warehouse: Path, as_of: str | None, tags: tuple[str, ...], as_json:
     """Who can read data carrying a propagated sensitive tag they were never cleared for at its source."""
     from lineage.analysis.api import exposure as run_exposure
 
-    found = _analysis_errors(lambda: run_exposure(warehouse, as_of=as_of, tags=tags or None))
+    found = run_exposure(warehouse, as_of=as_of, tags=tags or None)
     if as_json:
         click.echo(json.dumps({"as_of": as_of, "exposures": [e.to_json() for e in found]}))
         return
@@ -271,7 +267,7 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
     """Every change in a time window, what it affects and its impact score, ranked."""
     from lineage.analysis.api import blast
 
-    ranked = _analysis_errors(lambda: blast(warehouse, since=since, until=until, engine=engine, max_depth=max_depth))
+    ranked = blast(warehouse, since=since, until=until, engine=engine, max_depth=max_depth)
     if as_json:
         click.echo(json.dumps({"since": since, "until": until, "changes": [r.to_json() for r in ranked]}))
         return
@@ -312,29 +308,16 @@ def export_group() -> None:
 def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None, database: str | None, batch_size: int,
                  dialect: str, full: bool, dry_run: bool, retry_seconds: float, as_json: bool) -> None:
     """Export the temporal graph over Bolt: incremental, idempotent, resumable (see README)."""
-    from lineage.export.neo4j import ExportError, ExportInterrupted, Target, export
-    from lineage.graph.api import GraphNotBuilt
+    from lineage.export.neo4j import Target, export
 
-    if not uri.startswith(("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")):
-        raise InputError(f"--uri must be a bolt:// or neo4j:// address, not {uri!r}")
-    variable = password_env or "NEO4J_PASSWORD"
-    password = os.environ.get(variable)
-    if password_env and not password:
-        raise InputError(f"--password-env {password_env}: that environment variable is not set")
-    if not password and not dry_run:
-        say(f"no password in ${variable}: connecting without authentication")
-    target = Target(uri, user, password or None, database)
+    target = Target.from_options(uri, user, password_env, database)
+    if not target.password and not dry_run:
+        say(f"no password in ${password_env or 'NEO4J_PASSWORD'}: connecting without authentication")
     with _export_progress(not as_json) as progress:
-        try:
-            result = export(warehouse, target, batch_size=batch_size, dry_run=dry_run, full=full, dialect=dialect,
-                            retry_seconds=retry_seconds, progress=progress)
-        except ExportInterrupted as exc:  # the server failed, not the input: exit 1
-            say(str(exc))
-            sys.exit(1)
-        except (ExportError, GraphNotBuilt) as exc:
-            raise InputError(str(exc)) from None
+        result = export(warehouse, target, batch_size=batch_size, dry_run=dry_run, full=full, dialect=dialect,
+                        retry_seconds=retry_seconds, progress=progress)
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        click.echo(result.as_json())
         return
     for note in result.notes:
         say(f"export: {note}")

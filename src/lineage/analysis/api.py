@@ -16,13 +16,14 @@ from lineage.analysis import access as access_analysis
 from lineage.analysis import propagation
 from lineage.analysis.blast import ChangeImpact, blast_radius
 from lineage.analysis.engine import Affected, open_engine
+from lineage.errors import UsageError
 from lineage.graph.api import change_rows, load_rows
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
-class UnknownIds(ValueError):
+class UnknownIds(UsageError):
     """Ids that are not vertices of the graph at that time (a usage error)."""
 
 

@@ -16,12 +16,12 @@ The answer is defined independently of either algorithm, so the two can be held 
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Protocol, Sequence
 
 from lineage.analysis.rules import BACKWARD, FORWARD, IMPACT_RULES, ImpactRule
+from lineage.settings import Settings, current
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -60,9 +60,6 @@ class Engine(Protocol):
 
 
 ENGINE_NAMES = ("auto", "local", "spark")
-LOCAL_MAX_EDGES = 500_000
-"""``auto`` picks the in-memory engine up to this many edge rows (env ``LINEAGE_LOCAL_MAX_EDGES``):
-networkx answers in seconds there, while Spark's per-iteration overhead would dominate."""
 
 
 def directions(rules: Sequence[ImpactRule], relationships: Collection[str] | None = None) -> tuple[frozenset[str], frozenset[str]]:
@@ -84,15 +81,10 @@ def check_depth(max_depth: int | None) -> None:
         raise ValueError(f"max_depth must be >= 0, not {max_depth}")
 
 
-def local_max_edges() -> int:
-    """The ``auto`` threshold, read at call time so a setting takes effect without a restart."""
-    value = os.environ.get("LINEAGE_LOCAL_MAX_EDGES", "").strip()
-    if not value:
-        return LOCAL_MAX_EDGES
-    try:
-        return int(value)
-    except ValueError:
-        raise ValueError(f"LINEAGE_LOCAL_MAX_EDGES must be an integer, not {value!r}") from None
+def local_max_edges(settings: Settings | None = None) -> int:
+    """The ``auto`` threshold (``LINEAGE_LOCAL_MAX_EDGES``, default 500,000 edge rows): networkx
+    answers in seconds up to there, while Spark's per-iteration overhead would dominate."""
+    return (settings or current()).local_max_edges
 
 
 def edge_rows(warehouse: str | Path) -> int:

@@ -10,21 +10,22 @@ node deletes, so a relationship never waits for a node that is not there yet.
 
 from __future__ import annotations
 
-import json
+import os
 import time
-import uuid
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from neo4j.exceptions import DriverError, Neo4jError
 
+from lineage.errors import LineageError, UsageError
 from lineage.export import records
 from lineage.export.dialect import DIALECTS, Dialect, DialectError, close_without_goodbye, detect, rendered_size
 from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
 from lineage.export.state import NODE, REL, ExportState, target_name
+from lineage.report import RunReport, new_run_id
 from lineage.warehouse import Warehouse
 
 Progress = Callable[[str, int, int], None]
@@ -33,12 +34,19 @@ Progress = Callable[[str, int, int], None]
 MARKER_ID = "lineage"
 
 
-class ExportError(RuntimeError):
-    """The export cannot go on (unreachable server, bad credentials, inconsistent graph)."""
+class ExportError(UsageError, RuntimeError):
+    """The export cannot go on (unreachable server, bad credentials, inconsistent graph): exit 2."""
 
 
 class ExportInterrupted(ExportError):
-    """The server failed mid-export after the driver's retries; what was written is journaled."""
+    """The server failed mid-export after the driver's retries; what was written is journaled.
+    The server failed, not the input: exit 1, and the message says how to resume."""
+
+    exit_code = 1
+    line = LineageError.line
+
+
+BOLT_SCHEMES = ("bolt://", "bolt+s://", "bolt+ssc://", "neo4j://", "neo4j+s://", "neo4j+ssc://")
 
 
 @dataclass(frozen=True)
@@ -48,9 +56,22 @@ class Target:
     password: str | None = field(default=None, repr=False)
     database: str | None = None
 
+    @classmethod
+    def from_options(cls, uri: str, user: str | None, password_env: str | None, database: str | None) -> "Target":
+        """The target the CLI options name; the password only ever comes from the environment
+        (``password_env``, default ``NEO4J_PASSWORD``; unset means no authentication)."""
+        if not uri.startswith(BOLT_SCHEMES):
+            raise ExportError(f"--uri must be a bolt:// or neo4j:// address, not {uri!r}")
+        password = os.environ.get(password_env or "NEO4J_PASSWORD")
+        if password_env and not password:
+            raise ExportError(f"--password-env {password_env}: that environment variable is not set")
+        return cls(uri, user, password or None, database)
+
 
 @dataclass
-class ExportResult:
+class ExportResult(RunReport):
+    """What one export did; ``as_obj`` is ``export neo4j --json`` and ``exports/<target>/runs/<run>.json``."""
+
     target: str
     database: str | None
     dialect: str
@@ -69,9 +90,6 @@ class ExportResult:
     batches: int
     seconds: float
     notes: list[str]
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass
@@ -241,7 +259,7 @@ def export(
     resumed = state.journaled
     if resumed:
         notes.append(f"resuming an interrupted export: {resumed} batch(es) were already written")
-    run_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ-") + uuid.uuid4().hex[:8]
+    run_id = new_run_id()
 
     if dry_run:
         work = plan(wh.root, state, full)
@@ -283,7 +301,7 @@ def export(
         state.close()
         driver.close()
     result = _result(target, chosen.name, run_id, False, full, work, written, resumed, started, notes)
-    _log_run(wh, target, result)
+    result.log(wh.exports / target_name(target.uri, target.database) / "runs")
     return result
 
 
@@ -387,8 +405,3 @@ def _result(target: Target, dialect: str, run_id: str, dry_run: bool, full: bool
         resumed_batches=resumed, batches=batches_written, seconds=round(time.monotonic() - started, 3), notes=notes,
     )
 
-
-def _log_run(wh: Warehouse, target: Target, result: ExportResult) -> None:
-    directory = wh.exports / target_name(target.uri, target.database) / "runs"
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / f"{result.run_id}.json").write_text(json.dumps(result.to_json(), indent=2) + "\n")

@@ -16,9 +16,10 @@ import csv
 from pathlib import Path
 
 from lineage import ids
+from lineage.errors import UsageError
 
 
-class AliasError(ValueError):
+class AliasError(UsageError):
     """A bad alias file: the message names file, line and what is wrong."""
 
 

@@ -11,6 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from lineage.errors import UsageError
 from lineage.events.base import parse_time
 from lineage.warehouse import Warehouse
 
@@ -18,8 +19,12 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
-class GraphNotBuilt(ValueError):
+class GraphNotBuilt(UsageError):
     """The warehouse has no graph yet (a usage error: build first)."""
+
+
+class NotATime(UsageError):
+    """An ``--as-of``/``--since``/``--until`` value that is not a time."""
 
 
 def built(warehouse: str | Path, *datasets: str) -> Warehouse:
@@ -38,7 +43,7 @@ def to_time(value: str | datetime | None) -> datetime | None:
     try:
         return parse_time(value)
     except ValueError:
-        raise ValueError(f"not a time: {value!r} (use ISO 8601, e.g. 2024-07-03T12:00:00Z)") from None
+        raise NotATime(f"not a time: {value!r} (use ISO 8601, e.g. 2024-07-03T12:00:00Z)") from None
 
 
 def utc_row(row: dict[str, Any]) -> dict[str, Any]:

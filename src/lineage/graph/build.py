@@ -9,11 +9,9 @@ everything. Outputs replace the previous graph only once fully written.
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 import uuid
-from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
@@ -21,7 +19,10 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from lineage.facts import core
 from lineage.facts.extract import facts_of_event
 from lineage.graph import fold
+from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
+from lineage.report import RunReport, new_run_id
+from lineage.settings import Settings
 from lineage.warehouse import Warehouse
 
 if TYPE_CHECKING:
@@ -37,13 +38,15 @@ VERSIONED_PACKAGES = ("events", "facts", "sql")
 VERSIONED_FILES = ("ids.py",)
 
 
-class NothingToBuild(ValueError):
+class NothingToBuild(UsageError):
     """The warehouse holds no events (a usage error: ingest first)."""
 
 
 @dataclass
-class BuildResult:
-    """What one build did; ``to_json`` is ``build --json``."""
+class BuildResult(RunReport):
+    """What one build did; ``as_obj`` is ``build --json`` and ``WAREHOUSE/builds/<build>.json``."""
+
+    id_field = "build_id"
 
     build_id: str
     warehouse: str
@@ -62,9 +65,6 @@ class BuildResult:
     edges_by_relationship: dict[str, int] = field(default_factory=dict)
     error_examples: list[dict[str, object]] = field(default_factory=list)
     aliases: int = 0
-
-    def to_json(self) -> dict[str, object]:
-        return asdict(self)
 
 
 def mapping_version() -> str:
@@ -111,6 +111,7 @@ def build(
     spark: "SparkSession | None" = None,
     aliases: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
+    settings: Settings | None = None,
 ) -> BuildResult:
     """Build (or bring up to date) the graph of ``warehouse``."""
     from pyspark import StorageLevel
@@ -123,10 +124,10 @@ def build(
     if spark is None:
         from lineage.spark import get_spark
 
-        spark = get_spark("lineage-build")
+        spark = get_spark("lineage-build", settings=settings)
     alias_df, alias_count = aliases_frame(spark, aliases, wh)
     version = mapping_version()
-    build_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
+    build_id = new_run_id()
 
     reextract = False
     if Warehouse.has_data(wh.extracted):
@@ -210,8 +211,7 @@ def build(
         aliases=alias_count,
     )
     facts.unpersist()
-    wh.builds.mkdir(parents=True, exist_ok=True)
-    (wh.builds / f"{build_id}.json").write_text(json.dumps(result.to_json(), indent=2, default=str) + "\n")
+    result.log(wh.builds)
     return result
 
 

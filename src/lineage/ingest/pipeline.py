@@ -12,22 +12,21 @@ duplicate, and the summary is computed from those rows (and checked).
 
 from __future__ import annotations
 
-import json
 import os
-import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from lineage.ingest import records
 from lineage.io.reader import DEFAULT_INCLUDE, DEFAULT_MAX_RECORD_BYTES, expand_paths
+from lineage.report import RunReport, new_run_id
+from lineage.settings import Settings, current
 from lineage.warehouse import Warehouse
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-LOCAL_MAX_BYTES = int(os.environ.get("LINEAGE_INGEST_LOCAL_MAX_BYTES", 64 * 1024 * 1024))
 PARSE_IN = ("auto", "local", "spark")
 """Where records are parsed: in the driver (local), in Spark tasks, or auto (by input size).
 Not the analysis ``engine`` (the graph engine): ingest has no engine."""
@@ -61,8 +60,10 @@ class Counts:
 
 
 @dataclass
-class IngestResult:
-    """What one run did; ``to_json`` is the ``ingest --json`` document."""
+class IngestResult(RunReport):
+    """What one run did; ``as_obj`` is the ``ingest --json`` document and ``WAREHOUSE/runs/<run>.json``."""
+
+    derived = ("engine", "reconciles")
 
     run_id: str
     warehouse: str
@@ -80,11 +81,14 @@ class IngestResult:
     def understood(self) -> int:
         return self.total.accepted + self.total.duplicates
 
-    def to_json(self) -> dict[str, object]:
-        doc = asdict(self)
-        doc["engine"] = self.parse_in  # deprecated name of parse_in, kept for existing readers
-        doc["reconciles"] = self.total.reconciles and all(c.reconciles for c in self.sources.values())
-        return doc
+    @property
+    def engine(self) -> str:
+        """Deprecated name of ``parse_in``, kept in the JSON for existing readers."""
+        return self.parse_in
+
+    @property
+    def reconciles(self) -> bool:
+        return self.total.reconciles and all(c.reconciles for c in self.sources.values())
 
 
 def ingest(
@@ -96,12 +100,17 @@ def ingest(
     include: tuple[str, ...] = DEFAULT_INCLUDE,
     exclude: tuple[str, ...] = (),
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES,
-    local_max_bytes: int = LOCAL_MAX_BYTES,
+    local_max_bytes: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
+    settings: Settings | None = None,
 ) -> IngestResult:
-    """Ingest files/directories into ``warehouse``; re-running on the same input adds nothing."""
+    """Ingest files/directories into ``warehouse``; re-running on the same input adds nothing.
+    ``local_max_bytes`` defaults to the ``LINEAGE_INGEST_LOCAL_MAX_BYTES`` setting."""
     if parse_in not in PARSE_IN:
         raise ValueError(f"parse_in must be one of {', '.join(PARSE_IN)}, not {parse_in!r}")
+    settings = settings or current()
+    if local_max_bytes is None:
+        local_max_bytes = settings.ingest_local_max_bytes
     wh = Warehouse.at(warehouse)
     scan = expand_paths(paths, include=include, exclude=exclude)
     total_bytes = sum(_size(path) for path in scan.files)
@@ -110,8 +119,8 @@ def ingest(
     if spark is None:
         from lineage.spark import get_spark
 
-        spark = get_spark("lineage-ingest")
-    run_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
+        spark = get_spark("lineage-ingest", settings=settings)
+    run_id = new_run_id()
     now = datetime.now(timezone.utc)
 
     problem_rows = [records.process(problem) for problem in scan.problems]
@@ -134,8 +143,7 @@ def ingest(
     result.parse_in = "local" if use_local else "spark"
     result.files = len(scan.files)
     result.skipped_files = scan.skipped
-    wh.runs.mkdir(parents=True, exist_ok=True)
-    (wh.runs / f"{run_id}.json").write_text(json.dumps(result.to_json(), indent=2, default=str) + "\n")
+    result.log(wh.runs)
     return result
 
 

@@ -23,7 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator
 
+from lineage.errors import UsageError
 from lineage.io import jsonscan
+
+
+class InputNotFound(UsageError, FileNotFoundError):
+    """A path named on the command line does not exist (bad usage, not a record to quarantine)."""
+
 
 DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024
 RAW_KEEP_BYTES = 1024 * 1024  # what the quarantine keeps of an oversized record
@@ -61,13 +67,13 @@ def expand_paths(
 ) -> PathScan:
     """Files named explicitly are always read; directories are walked (sorted, hidden skipped)
     for names matching ``include`` and not ``exclude``. A missing explicit path raises
-    FileNotFoundError (bad usage); an entry of a directory that cannot be listed or opened
-    becomes a problem record so the summary shows it."""
+    :class:`InputNotFound` (bad usage; also a FileNotFoundError); an entry of a directory that
+    cannot be listed or opened becomes a problem record so the summary shows it."""
     scan = PathScan()
     for raw in paths:
         path = Path(raw)
         if not path.exists() and not path.is_symlink():
-            raise FileNotFoundError(f"no such file or directory: {path}")
+            raise InputNotFound(f"no such file or directory: {path}")
         if not path.is_dir():
             scan.files.append(path)
             continue
