@@ -25,7 +25,7 @@ from lineage.export import records
 from lineage.export.dialect import DIALECTS, Dialect, DialectError, close_without_goodbye, detect, rendered_size
 from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
 from lineage.export.state import NODE, REL, ExportState, target_name
-from lineage.report import RunReport, new_run_id
+from lineage.runs import RunReport, new_run_id
 from lineage.warehouse import Warehouse
 
 Progress = Callable[[str, int, int], None]

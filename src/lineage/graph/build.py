@@ -21,7 +21,7 @@ from lineage.facts.extract import facts_of_event
 from lineage.graph import fold
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
-from lineage.report import RunReport, new_run_id
+from lineage.runs import RunReport, new_run_id
 from lineage.settings import Settings
 from lineage.warehouse import Warehouse
 

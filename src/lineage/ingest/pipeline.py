@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from lineage.ingest import records
 from lineage.io.reader import DEFAULT_INCLUDE, DEFAULT_MAX_RECORD_BYTES, expand_paths
-from lineage.report import RunReport, new_run_id
+from lineage.runs import RunReport, new_run_id
 from lineage.settings import Settings, current
 from lineage.warehouse import Warehouse
 
