@@ -9,16 +9,19 @@ Also the as-of rule's forms (plain values, numpy, Arrow, Spark) agree on random 
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from export.graphgen import write_graph
 from analysis.per_instant import per_instant_blast
 
 from lineage.analysis import api
-from lineage.analysis.blast import KIND_FACTOR, blast_radius, blast_stream, exact_sum, score
+from lineage.analysis.blast import KIND_FACTOR, blast_radius, blast_stream, score
+from lineage.analysis.exact import exact_sum, exact_sums
 from lineage.analysis.engine import Affected
 from lineage.analysis.rules import RULES_BY_RELATIONSHIP
 from lineage.analysis.temporal import TemporalGraph
@@ -133,8 +136,17 @@ def test_the_score_is_the_exact_sum_whatever_the_order():
                 for i, (label, d) in enumerate([("Table", 1), ("Instance", 3), ("Dag", 3), ("User", 7), ("Job", 2)] * 40)]
     forward = score("drop", affected)
     assert forward == score("drop", list(reversed(affected))) == round(2.0 * 40 * (3 + 0.25 / 3 * 2 + 1 / 7 + 0.25), 3)
-    assert exact_sum([(0.1, 3), (0.2, 1 << 40)]) == float(sum([__import__("fractions").Fraction(0.1) * 3,
-                                                                __import__("fractions").Fraction(0.2) * (1 << 40)]))
+    assert exact_sum([(0.1, 3), (0.2, 1 << 40)]) == float(Fraction(0.1) * 3 + Fraction(0.2) * (1 << 40))
+    rng = random.Random(2)
+    groups = [[(rng.choice([5.0, 3.0, 0.5, 0.25]) / rng.randint(1, 9), rng.randint(1, 1 << rng.choice([3, 30, 60])))
+               for _ in range(rng.randint(0, 20))] for _ in range(200)]
+    bounds = [0]
+    for group in groups:
+        bounds.append(bounds[-1] + len(group))
+    flat = [t for group in groups for t in group]
+    sums = exact_sums(np.array([t for t, _ in flat]), np.array([c for _, c in flat], dtype=np.int64), bounds)
+    assert sums == [exact_sum(group) for group in groups] == [
+        float(sum((Fraction(t) * c for t, c in group), Fraction(0))) for group in groups]
 
 
 @pytest.mark.spark

@@ -8,20 +8,20 @@ each change's walk tests every step's validity interval against its own instant,
 building the graph again per instant.
 
 **Impact score** = ``KIND_FACTOR[kind] * sum(LABEL_WEIGHT[label] / distance)`` over the
-affected vertices (summed exactly: :func:`exact_sum`): nearer impact counts more, baselines (SLA) and downstream tables weigh most,
+affected vertices (summed exactly: ``lineage.analysis.exact``): nearer impact counts more, baselines (SLA) and downstream tables weigh most,
 people who must be told count once each. The weights are a starting point, kept in these two
 tables so a team can tune them; the report prints the formula.
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
 from lineage.analysis.engine import Affected
+from lineage.analysis.exact import exact_sum
 from lineage.analysis.temporal import Impact, Query
 
 LABEL_WEIGHT: dict[str, float] = {
@@ -57,39 +57,25 @@ DEFAULT_KIND_FACTOR = 0.25  # creations, tag/term/domain changes: worth listing,
 BEFORE = timedelta(microseconds=1)
 
 
-def exact_sum(terms: Iterable[tuple[float, int]]) -> float:
-    """``sum(term * count)`` correctly rounded: the same float whatever the order of the terms,
-    so an engine may find the affected vertices in any order (Spark aggregates counts).
-
-    Each term is split in two halves of 26 significant bits (Veltkamp) and each count in base
-    2**26 digits, so every partial product is exact; ``math.fsum`` rounds their sum once."""
-    parts: list[float] = []
-    for term, count in terms:
-        hi = _SPLIT * term
-        hi = hi - (hi - term)
-        lo = term - hi
-        scale = 1.0
-        while count:
-            count, digit = divmod(count, _DIGIT)
-            parts += [digit * scale * hi, digit * scale * lo]
-            scale *= _DIGIT
-    return math.fsum(parts)
+def weight(label: str | None) -> float:
+    """``LABEL_WEIGHT`` of a label (0.5 for the others)."""
+    return LABEL_WEIGHT.get(label or "", 0.5)
 
 
-_SPLIT = 134217729.0  # 2**27 + 1
-_DIGIT = 1 << 26
+def score_of(kind: str, weighted: float) -> float:
+    """The documented impact score from the exact sum of ``weight / distance`` (:func:`weighted`)."""
+    return round(KIND_FACTOR.get(kind, DEFAULT_KIND_FACTOR) * weighted, 3)
 
 
-def score_of(kind: str, term_counts: Iterable[tuple[str | None, int, int]]) -> float:
-    """The documented impact score from ``(label, distance, count)`` of the affected vertices."""
-    total = exact_sum((LABEL_WEIGHT.get(label or "", 0.5) / max(distance, 1), count) for label, distance, count in term_counts)
-    return round(KIND_FACTOR.get(kind, DEFAULT_KIND_FACTOR) * total, 3)
+def weighted(term_counts: Iterable[tuple[str | None, int, int]]) -> float:
+    """``sum(weight(label) / distance)`` over ``(label, distance, count)``, summed exactly."""
+    return exact_sum((weight(label) / max(distance, 1), count) for label, distance, count in term_counts)
 
 
 def score(kind: str, affected: Iterable[Affected]) -> float:
     """The documented impact score of one change."""
     counts = Counter((a.label, a.distance) for a in affected)
-    return score_of(kind, ((label, distance, count) for (label, distance), count in counts.items()))
+    return score_of(kind, weighted((label, distance, count) for (label, distance), count in counts.items()))
 
 
 @dataclass(frozen=True)
@@ -123,9 +109,12 @@ class ChangeImpact:
 class Traversal(Protocol):
     """One engine's temporal traversal: every query on the graph as of its own instant."""
 
-    def impacts(self, queries: Sequence[Query], *, max_depth: int | None, limit: int | None) -> Iterator[tuple[int, Impact]]:
+    def impacts(
+        self, queries: Sequence[Query], *, max_depth: int | None, limit: int | None, weigh: Callable[[str | None], float]
+    ) -> Iterator[tuple[int, Impact]]:
         """``(query number, Impact)`` for every query, in query order, with the first ``limit``
-        affected vertices of each (all when None)."""
+        affected vertices of each (all when None); ``Impact.weighted`` sums ``weigh(label) /
+        distance`` over all of them, exactly."""
         ...
 
 
@@ -138,7 +127,7 @@ def _impact(change: Mapping[str, Any], found: Impact) -> ChangeImpact:
     return ChangeImpact(
         change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
         kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
-        score=score_of(change["kind"], found.term_counts), summary=found.summary, count=found.count,
+        score=score_of(change["kind"], found.weighted), summary=found.summary, count=found.count,
         affected=found.affected,
     )
 
@@ -158,7 +147,8 @@ def blast_radius(
     """Score every change on the graph one instant before it, all in one traversal; ranked by
     score (then time, id). Each keeps its first ``affected_limit`` affected vertices (all: None)."""
     changes = list(changes)
-    found = traversal.impacts([query_of(c) for c in changes], max_depth=max_depth, limit=affected_limit)
+    found = traversal.impacts([query_of(c) for c in changes], max_depth=max_depth, limit=affected_limit,
+                              weigh=weight)
     return sorted((_impact(changes[i], impact) for i, impact in found), key=rank_key)
 
 
@@ -172,7 +162,7 @@ def blast_stream(
     ranked = blast_radius(changes, traversal, max_depth=max_depth, affected_limit=0)
     by_id = {c["change_id"]: c for c in changes}
     ordered = [by_id[r.change_id] for r in ranked]
-    for i, impact in traversal.impacts([query_of(c) for c in ordered], max_depth=max_depth, limit=None):
+    for i, impact in traversal.impacts([query_of(c) for c in ordered], max_depth=max_depth, limit=None, weigh=weight):
         yield _impact(ordered[i], impact)
 
 

@@ -64,8 +64,8 @@ class LocalEngine:
     ) -> list[Affected]:
         check_depth(max_depth)
         query = Query(tuple(sources), self.moment)
-        found = self.temporal.reach_many([query], rules=rules, max_depth=max_depth, relationships=relationships)
-        return [a for _, reached in found for a in reached.affected()]
+        chunks = self.temporal.reach_many([query], rules=rules, max_depth=max_depth, relationships=relationships)
+        return [a for chunk in chunks for a in chunk.affected(0)]
 
     def labels(self, ids: Collection[str]) -> dict[str, str]:
         return self.temporal.labels_at(ids, self.moment)

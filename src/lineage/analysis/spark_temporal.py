@@ -16,9 +16,10 @@ the driver collects only those, or streams every row (``limit=None``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence
 
 from lineage.analysis.engine import Affected, check_depth, directions
+from lineage.analysis.exact import exact_sum
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 from lineage.analysis.spark import REMATERIALIZE_LEVELS, _small, materialize
 from lineage.analysis.temporal import Impact, Query
@@ -147,7 +148,8 @@ class SparkTraversal:
         return materialize(labelled)[0]
 
     def impacts(
-        self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None
+        self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None,
+        weigh: Callable[[str | None], float] = lambda label: 1.0,
     ) -> Iterator[tuple[int, Impact]]:
         """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on Spark."""
         from pyspark.sql import Window
@@ -177,4 +179,5 @@ class SparkTraversal:
             summary: dict[str, int] = {}
             for label, _, n in counts:
                 summary[label] = summary.get(label, 0) + n  # type: ignore[index]
-            yield q, Impact(sum(n for _, _, n in counts), summary, tuple(counts), tuple(affected))
+            total = exact_sum((weigh(label) / max(distance, 1), n) for label, distance, n in counts)
+            yield q, Impact(sum(n for _, _, n in counts), summary, total, tuple(affected))

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -49,12 +49,12 @@ class Query:
 
 @dataclass(frozen=True)
 class Impact:
-    """What a traversal reports for one change: the full count, summary and score terms, and
-    the first affected vertices asked for."""
+    """What a traversal reports for one change: the full count and summary, the exact sum of
+    ``weigh(label) / distance`` over every affected vertex, and the first ones asked for."""
 
     count: int
     summary: dict[str, int]
-    term_counts: tuple[tuple[str | None, int, int], ...]
+    weighted: float
     affected: tuple[Affected, ...]
 
 
@@ -162,15 +162,8 @@ class TemporalGraph:
     def label_codes(self, vertices: np.ndarray, moment: int | None) -> np.ndarray:
         """Label code per vertex (index into ``labels``, -1 none): the smallest label among the
         vertex's rows valid at ``moment`` (all rows when None), as both engines take it."""
-        codes = self.label0[vertices].copy()
-        for i in np.flatnonzero(~self.single[vertices]):
-            lo, hi = self.row_ptr[vertices[i]], self.row_ptr[vertices[i] + 1]
-            found = self.row_label[lo:hi]
-            if moment is not None:
-                found = found[(self.row_start[lo:hi] <= moment) & (moment < self.row_end[lo:hi])]
-            found = found[found >= 0]
-            codes[i] = found.min() if len(found) else -1
-        return codes
+        moments = np.full(len(vertices), 0 if moment is None else moment, dtype=np.int64)
+        return self._labels_at(vertices, moments, np.full(len(vertices), moment is None))
 
     def label_of(self, code: int) -> str | None:
         return self.labels[code] if code >= 0 else None
@@ -223,26 +216,29 @@ class TemporalGraph:
         rules: Sequence[ImpactRule] = IMPACT_RULES,
         max_depth: int | None = None,
         relationships: Collection[str] | None = None,
-    ) -> Iterator[tuple[int, "Reached"]]:
-        """``(query number, Reached)`` for every query, chunk by chunk (in query order); the
-        answers of one chunk are held at a time."""
+    ) -> Iterator["Chunk"]:
+        """The answers chunk by chunk (queries in order); one chunk's answers are held at a time."""
         check_depth(max_depth)
         steps = self.steps(*directions(rules, relationships))
-        chunk = max(1, min(MAX_CHUNK, VISITED_BUDGET // max(self.n, 1)))
-        visited = np.zeros(min(chunk, max(len(queries), 1)) * max(self.n, 1), dtype=bool)
-        for first in range(0, len(queries), chunk):
-            part = queries[first:first + chunk]
-            yield from ((first + i, r) for i, r in enumerate(self._walk(part, steps, max_depth, visited)))
+        size = max(1, min(MAX_CHUNK, VISITED_BUDGET // max(self.n, 1)))
+        visited = np.zeros(min(size, max(len(queries), 1)) * max(self.n, 1), dtype=bool)
+        for first in range(0, len(queries), size):
+            yield self._walk(queries[first:first + size], first, steps, max_depth, visited)
 
     def impacts(
-        self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None
+        self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None,
+        weigh: Callable[[str | None], float] = lambda label: 1.0,
     ) -> Iterator[tuple[int, Impact]]:
         """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on this graph."""
-        for number, reached in self.reach_many(queries, max_depth=max_depth):
-            yield number, Impact(reached.count, reached.summary(), tuple(reached.term_counts()),
-                                 tuple(reached.affected(limit)))
+        for chunk in self.reach_many(queries, max_depth=max_depth):
+            summaries, sums = chunk.summaries(), chunk.weighted(weigh)
+            for i in range(chunk.size):
+                yield chunk.offset + i, Impact(chunk.count(i), summaries[i], sums[i], tuple(chunk.affected(i, limit)))
 
-    def _walk(self, queries: Sequence[Query], steps: Steps, max_depth: int | None, visited: np.ndarray) -> list["Reached"]:
+    def _walk(self, queries: Sequence[Query], offset: int, steps: Steps, max_depth: int | None,
+              visited: np.ndarray) -> "Chunk":
+        """Level-synchronous BFS of a chunk; ``levels`` hold (query, vertex, index of the parent
+        in the concatenated levels), the sources being level 0."""
         n = self.n
         moments = np.zeros(len(queries), dtype=np.int64)
         anytime = np.zeros(len(queries), dtype=bool)
@@ -252,16 +248,15 @@ class TemporalGraph:
             t = None if query.moment is None else instant(query.moment)
             anytime[q] = t is None
             moments[q] = 0 if t is None else t
-            found = sorted({self.index[s] for s in query.sources if s in self.index})
-            for v in found:
+            for v in sorted({self.index[s] for s in query.sources if s in self.index}):
                 if self.exists(v, t):
                     start_q.append(q)
                     start_v.append(v)
         fq, fv = np.array(start_q, dtype=np.int64), np.array(start_v, dtype=np.int64)
         touched = [fq * n + fv]
         visited[touched[0]] = True
-        levels: list[tuple[np.ndarray, np.ndarray, np.ndarray, int]] = []
-        depth = 0
+        levels = [(fq, fv, np.full(len(fv), -1, dtype=np.int64))]
+        base, total, depth = 0, len(fv), 0
         ptr, sb, ss, se = steps.ptr, steps.b, steps.start, steps.end
         while len(fv) and (max_depth is None or depth < max_depth):
             depth += 1
@@ -280,88 +275,112 @@ class TemporalGraph:
             _, first = np.unique(keys[idx], return_index=True)
             first.sort()  # back to (parent rank, id) order: the next level in path order
             chosen = idx[first]
-            parents = fv[parent[chosen]]
             fq, fv = q[chosen], b[chosen]
             new = keys[chosen]
             visited[new] = True
             touched.append(new)
-            levels.append((fq, fv, parents, np.full(len(fv), depth, dtype=np.int64)))
+            levels.append((fq, fv, base + parent[chosen]))
+            base, total = total, total + len(fv)
         for keys in touched:
             visited[keys] = False
-        return self._split(queries, moments, anytime, levels)
+        q, v, p = (np.concatenate(parts) for parts in zip(*levels))
+        d = np.concatenate([np.full(len(level[0]), i, dtype=np.int64) for i, level in enumerate(levels)])
+        return Chunk(self, offset, len(queries), q, v, p, d, moments, anytime)
 
-    def _split(self, queries: Sequence[Query], moments: np.ndarray, anytime: np.ndarray,
-               levels: list[tuple[np.ndarray, ...]]) -> list["Reached"]:
-        """One ``Reached`` per query: its vertices in (distance, id) order, labels as of its instant."""
-        if levels:
-            q, v, p, d = (np.concatenate(parts) for parts in zip(*levels))
-        else:
-            q = v = p = d = np.zeros(0, dtype=np.int64)
+    def _labels_at(self, vertices: np.ndarray, moments: np.ndarray, anytime: np.ndarray) -> np.ndarray:
+        """Label codes of ``vertices[i]`` as of ``moments[i]``: the smallest label among its rows
+        valid then (vectorised over the ids with several rows; one row is its own label)."""
+        labels = self.label0[vertices] if len(vertices) else np.zeros(0, np.int64)
+        multi = np.flatnonzero(~self.single[vertices]) if len(vertices) else np.zeros(0, np.int64)
+        if not len(multi):
+            return labels
+        lo = self.row_ptr[vertices[multi]]
+        counts = self.row_ptr[vertices[multi] + 1] - lo
+        owner = np.repeat(np.arange(len(multi)), counts)
+        rows = np.repeat(lo, counts) + _offsets(counts)
+        m = moments[multi][owner]
+        valid = (anytime[multi][owner] | ((self.row_start[rows] <= m) & (m < self.row_end[rows]))) & (self.row_label[rows] >= 0)
+        codes = np.where(valid, self.row_label[rows], np.iinfo(np.int64).max)
+        best = np.minimum.reduceat(codes, np.cumsum(counts) - counts)
+        labels[multi] = np.where(best == np.iinfo(np.int64).max, -1, best)
+        return labels
+
+
+class Chunk:
+    """The answers of a chunk of queries, in (query, distance, id) order: sources (distance 0)
+    first in each query, then what it reached; ``parent`` indexes the witness predecessor."""
+
+    def __init__(self, graph: TemporalGraph, offset: int, size: int, q: np.ndarray, v: np.ndarray, p: np.ndarray,
+                 d: np.ndarray, moments: np.ndarray, anytime: np.ndarray) -> None:
         order = np.lexsort((v, d, q))
-        q, v, p, d = q[order], v[order], p[order], d[order]
-        labels = self.label0[v] if len(v) else np.zeros(0, np.int64)
-        bounds = np.searchsorted(q, np.arange(len(queries) + 1))
-        multi = np.flatnonzero(~self.single[v]) if len(v) else np.zeros(0, np.int64)
-        for i in multi:  # an id with several vertex rows: its label as of the query's instant
-            t = None if anytime[q[i]] else int(moments[q[i]])
-            labels[i] = self.label_codes(v[i:i + 1], t)[0]
-        return [Reached(self, v[lo:hi], d[lo:hi], p[lo:hi], labels[lo:hi]) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        where = np.empty(len(order), dtype=np.int64)
+        where[order] = np.arange(len(order))
+        self.graph, self.offset, self.size = graph, offset, size
+        self.q, self.v, self.d = q[order], v[order], d[order]
+        parent = p[order]
+        self.parent = np.where(parent >= 0, where[np.maximum(parent, 0)], -1)
+        self.bounds = np.searchsorted(self.q, np.arange(size + 1))
+        self.first = self.bounds[:-1] + np.bincount(self.q[self.d == 0], minlength=size)
+        self.labels = graph._labels_at(self.v, moments[self.q], anytime[self.q])
+        self.reached = self.d > 0
 
+    def count(self, i: int) -> int:
+        return int(self.bounds[i + 1] - self.first[i])
 
-class Reached:
-    """What one query reached: vertex numbers in (distance, id) order, their distances, witness
-    parents and label codes as of the query's instant; ``affected`` rebuilds paths on demand."""
+    def summaries(self) -> list[dict[str, int]]:
+        """Affected vertices per label for each query, sorted by label (none last)."""
+        width = len(self.graph.labels) + 1
+        keys, counts = np.unique(self.q[self.reached] * width + self.labels[self.reached] + 1, return_counts=True)
+        found: list[dict[str, int]] = [{} for _ in range(self.size)]
+        loose: dict[int, int] = {}
+        for key, count in zip(keys.tolist(), counts.tolist()):
+            q, code = divmod(key, width)
+            if code:
+                found[q][self.graph.labels[code - 1]] = count
+            else:
+                loose[q] = count
+        for q, count in loose.items():
+            found[q][None] = count  # type: ignore[index]
+        return found
 
-    def __init__(self, graph: TemporalGraph, vertices: np.ndarray, distances: np.ndarray, parents: np.ndarray,
-                 labels: np.ndarray) -> None:
-        self.graph, self.vertices, self.distances, self.parents, self.label_codes = (
-            graph, vertices, distances, parents, labels)
+    def weighted(self, weigh: Callable[[str | None], float]) -> list[float]:
+        """Per query, the exact sum of ``weigh(label) / distance`` over what it reached."""
+        from lineage.analysis.exact import exact_sums
 
-    @property
-    def count(self) -> int:
-        return len(self.vertices)
+        weights = np.array([weigh(None)] + [weigh(label) for label in self.graph.labels], dtype=np.float64)
+        deepest = int(self.d.max()) + 1 if len(self.d) else 1
+        label = self.labels[self.reached] + 1
+        key = (self.q[self.reached] * len(weights) + label) * deepest + self.d[self.reached]
+        keys, counts = np.unique(key, return_counts=True)
+        distance = keys % deepest
+        terms = weights[(keys // deepest) % len(weights)] / np.maximum(distance, 1)
+        bounds = np.searchsorted(keys // deepest // len(weights), np.arange(self.size + 1))
+        return exact_sums(terms, counts, bounds.tolist())
 
-    def summary(self) -> dict[str, int]:
-        """Affected vertices per label, sorted by label."""
-        codes, counts = np.unique(self.label_codes, return_counts=True)
-        pairs = sorted(zip(codes.tolist(), counts.tolist()), key=lambda p: (p[0] < 0, p[0]))  # no label: last
-        return {self.graph.label_of(c): k for c, k in pairs}  # type: ignore[misc]
-
-    def term_counts(self) -> list[tuple[str | None, int, int]]:
-        """``(label, distance, count)``: what the impact score needs."""
-        if not self.count:
+    def affected(self, i: int, limit: int | None = None) -> list[Affected]:
+        """The first ``limit`` vertices query ``i`` reached (all when None), (distance, id) order,
+        with witness paths rebuilt by following the parents back to a source."""
+        lo = int(self.first[i])
+        hi = int(self.bounds[i + 1]) if limit is None else min(lo + limit, int(self.bounds[i + 1]))
+        if hi <= lo:
             return []
-        width = int(self.distances.max()) + 1
-        keys, counts = np.unique((self.label_codes + 1) * width + self.distances, return_counts=True)
-        return [(self.graph.label_of(int(k // width) - 1), int(k % width), int(c)) for k, c in zip(keys, counts)]
-
-    def affected(self, limit: int | None = None) -> list[Affected]:
-        """The first ``limit`` affected vertices (all when None) in (distance, id) order, each with
-        its witness path, rebuilt by following the parents back to a source."""
-        take = self.count if limit is None else min(limit, self.count)
-        if not take:
-            return []
-        chosen, depth = self.vertices[:take], self.distances[:take]
+        chosen = np.arange(lo, hi)
+        depth = self.d[chosen]
         longest = int(depth.max())
-        by_id = np.argsort(self.vertices)
-        sorted_ids = self.vertices[by_id]
-        matrix = np.empty((take, longest + 1), dtype=np.int64)
+        matrix = np.zeros((len(chosen), longest + 1), dtype=np.int64)
+        rows = np.arange(len(chosen))
         current = chosen.copy()
-        rows = np.arange(take)
         for step in range(longest + 1):
-            at = depth - step  # column of ``current`` in its path
+            at = depth - step
             alive = at >= 0
-            matrix[rows[alive], at[alive]] = current[alive]
-            inside = alive & (at > 0)
-            where = np.searchsorted(sorted_ids, current[inside])
-            current[inside] = self.parents[by_id[where]]
-        names = self.graph.names
+            matrix[rows[alive], at[alive]] = self.v[current[alive]]
+            current[alive] = np.maximum(self.parent[current[alive]], 0)
+        names = self.graph.names[matrix].tolist()
         labels = self.graph.labels
-        out = []
-        for i, (vid, dist, code) in enumerate(zip(chosen.tolist(), depth.tolist(), self.label_codes[:take].tolist())):
-            path = tuple(names[matrix[i, :dist + 1]].tolist())
-            out.append(Affected(path[-1], labels[code] if code >= 0 else None, dist, path))  # type: ignore[arg-type]
-        return out
+        return [
+            Affected(path[dist], labels[code] if code >= 0 else None, dist, tuple(path[:dist + 1]))  # type: ignore[arg-type]
+            for path, dist, code in zip(names, depth.tolist(), self.labels[chosen].tolist())
+        ]
 
 
 def _offsets(counts: np.ndarray) -> np.ndarray:
