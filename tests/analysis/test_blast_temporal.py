@@ -154,7 +154,7 @@ def test_one_spark_traversal_equals_the_per_instant_answer(spark, tmp_path):
     from lineage.analysis.spark_temporal import SparkTraversal
 
     rng = random.Random(11)
-    cases = [temporal_case(rng, prefix=f"g{i:02d}/", size=16) for i in range(16)]
+    cases = [temporal_case(rng, prefix=f"g{i:02d}/", size=16) for i in range(12)]
     whole = {key: [row for case in cases for row in case[key]] for key in ("vertices", "edges", "changes")}
     warehouse = written(tmp_path, whole, "batch")
     changes = change_rows(warehouse)
@@ -166,7 +166,4 @@ def test_one_spark_traversal_equals_the_per_instant_answer(spark, tmp_path):
         if limit is not None:
             expected = [type(r)(**{**r.__dict__, "affected": r.affected[:limit]}) for r in expected]
         assert answers(got) == answers(expected), depth
-    assert answers(api.blast(warehouse, engine="spark", spark=spark, affected=1)) == answers(
-        api.blast(warehouse, engine="local", affected=1))
-    assert answers(list(api.blast_all(warehouse, engine="spark", spark=spark))) == answers(
-        per_instant_blast(warehouse, changes))
+    # api.blast(engine="spark") and the streamed --full on Spark: tests/test_cli_analysis.py
