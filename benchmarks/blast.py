@@ -114,6 +114,9 @@ def platform(tables: int, seed: int = 14) -> tuple[list[tuple], list[tuple], lis
             if level and rng.random() < 0.83:  # a node (and job runs) produce it from upstream tables
                 upstream = [t for earlier in layers[max(0, level - 2):level] for t in earlier]
                 reads = rng.sample(upstream, min(len(upstream), rng.choice([2, 2, 3, 3, 4])))
+                if rng.random() < 0.5:  # shared dimension tables: read across the platform
+                    hubs = [t for earlier in layers[:level] for t in earlier[:max(1, len(earlier) // 20)]]
+                    reads = list(dict.fromkeys(reads + rng.sample(hubs, min(len(hubs), 2))))
                 node = f"node:dataworks:{700000000 + node_number}"
                 node_number += 1
                 created = before if rng.random() < 0.95 else when()
