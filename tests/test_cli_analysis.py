@@ -96,3 +96,22 @@ def test_blast_radius_ranks_the_weeks_changes(scenario_warehouse):
     assert schema["score"] == pytest.approx(1.0 * (0.5 + 2 + 3 + (0.25 + 5 + 1 + 1) / 2 + 0.25 / 3), abs=1e-3)
     drop = next(c for c in changes if c["kind"] == "drop")
     assert drop["entity_id"] == T("tmp_backup") and drop["summary"] == {"User": 1}  # the grantee is told
+
+
+@pytest.mark.parametrize("engine", ["local", "spark"])
+def test_blast_radius_limits_the_affected_list_and_streams_everything_with_full(scenario_warehouse, engine):
+    window = ("--warehouse", scenario_warehouse, "--since", "2024-08-01", "--until", "2024-08-08", "--engine", engine)
+    whole = json.loads(run("blast-radius", *window, "--json").stdout)["changes"]  # default: up to 100 each
+    cut = run("blast-radius", *window, "--json", "--affected", "1")
+    assert cut.exit_code == 0, cut.stderr
+    cut_changes = json.loads(cut.stdout)["changes"]
+    assert len(whole) == len(cut_changes) == 20 and any(c["affected_count"] > 1 for c in whole)
+    for w, c in zip(whole, cut_changes):
+        assert {"change_id", "entity_id", "kind", "time", "score", "summary", "affected"} <= set(c)
+        assert (c["change_id"], c["score"], c["summary"], c["affected_count"]) == (
+            w["change_id"], w["score"], w["summary"], w["affected_count"])
+        assert c["affected"] == w["affected"][:1] and len(w["affected"]) == w["affected_count"] == sum(w["summary"].values())
+    full = run("blast-radius", *window, "--full")
+    assert full.exit_code == 0, full.stderr
+    lines = [json.loads(line) for line in full.stdout.splitlines()]
+    assert lines == whole  # one change per line, ranked, every affected vertex

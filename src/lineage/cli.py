@@ -262,12 +262,22 @@ def exposure(warehouse: Path, as_of: str | None, tags: tuple[str, ...], as_json:
 @click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True)
 @click.option("--top", type=click.IntRange(1, None), default=20, show_default=True, help="Rows in the table.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@click.option("--affected", "affected_limit", type=click.IntRange(0, None), default=100, show_default=True,
+              help="With --json: affected vertices listed per change, nearest first (counts, summary and score "
+                   "always cover all of them).")
+@click.option("--full", is_flag=True,
+              help="Every affected vertex of every change as JSON Lines: one change per line, ranked, streamed.")
 def blast_radius_command(warehouse: Path, since: str | None, until: str | None, max_depth: int | None, engine: str,
-                         top: int, as_json: bool) -> None:
+                         top: int, as_json: bool, affected_limit: int, full: bool) -> None:
     """Every change in a time window, what it affects and its impact score, ranked."""
-    from lineage.analysis.api import blast
+    from lineage.analysis.api import blast, blast_all
 
-    ranked = blast(warehouse, since=since, until=until, engine=engine, max_depth=max_depth)
+    if full:
+        for impact in blast_all(warehouse, since=since, until=until, engine=engine, max_depth=max_depth):
+            click.echo(json.dumps(impact.to_json()))
+        return
+    limit = affected_limit if as_json else 0
+    ranked = blast(warehouse, since=since, until=until, engine=engine, max_depth=max_depth, affected=limit)
     if as_json:
         click.echo(json.dumps({"since": since, "until": until, "changes": [r.to_json() for r in ranked]}))
         return

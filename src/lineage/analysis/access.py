@@ -29,7 +29,8 @@ from typing import Any
 
 from lineage import ids
 from lineage.events.base import parse_time
-from lineage.graph.api import contains, exists_at, to_time
+from lineage.graph.api import exists_at, to_time
+from lineage.graph.asof import contains
 
 CAN_ACCESS, HAS_ROLE, HAS_LABEL, HAS_COLUMN, IN_PROJECT, FEEDS = (
     "CAN_ACCESS", "HAS_ROLE", "HAS_LABEL", "HAS_COLUMN", "IN_PROJECT", "FEEDS")

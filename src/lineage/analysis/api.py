@@ -10,12 +10,12 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from lineage.analysis import access as access_analysis
 from lineage.analysis import propagation
-from lineage.analysis.blast import ChangeImpact, blast_radius
-from lineage.analysis.engine import Affected, open_engine
+from lineage.analysis.blast import ChangeImpact, Traversal, blast_radius, blast_stream
+from lineage.analysis.engine import Affected, choose_engine, open_engine
 from lineage.errors import UsageError
 from lineage.graph.api import change_rows, load_rows
 
@@ -104,6 +104,17 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
     return propagation.exposure(vertices, edges, as_of=moment, **kwargs)
 
 
+def traversal(warehouse: str | Path, engine: str = "auto", spark: "SparkSession | None" = None) -> Traversal:
+    """The one temporal traversal of ``engine`` over the warehouse's whole history, loaded once."""
+    if choose_engine(warehouse, engine) == "local":
+        from lineage.analysis.temporal import TemporalGraph
+
+        return TemporalGraph.from_warehouse(warehouse)
+    from lineage.analysis.spark_temporal import SparkTraversal
+
+    return SparkTraversal.from_warehouse(warehouse, spark)
+
+
 def blast(
     warehouse: str | Path,
     *,
@@ -112,9 +123,23 @@ def blast(
     engine: str = "auto",
     max_depth: int | None = None,
     spark: "SparkSession | None" = None,
+    affected: int | None = None,
 ) -> list[ChangeImpact]:
-    """Every Change with ``since <= time < until``, its affected set and score, ranked."""
+    """Every Change with ``since <= time < until``, its score, summary and affected set, ranked;
+    each keeps its first ``affected`` affected vertices (all when None; counts stay complete)."""
     changes = change_rows(warehouse, since, until)
-    return blast_radius(
-        changes, lambda moment: open_engine(warehouse, engine=engine, as_of=moment, spark=spark), max_depth=max_depth
-    )
+    return blast_radius(changes, traversal(warehouse, engine, spark), max_depth=max_depth, affected_limit=affected)
+
+
+def blast_all(
+    warehouse: str | Path,
+    *,
+    since: Any = None,
+    until: Any = None,
+    engine: str = "auto",
+    max_depth: int | None = None,
+    spark: "SparkSession | None" = None,
+) -> Iterator[ChangeImpact]:
+    """The same changes, ranked, each with *every* affected vertex, one at a time (streamed)."""
+    changes = change_rows(warehouse, since, until)
+    return blast_stream(changes, traversal(warehouse, engine, spark), max_depth=max_depth)

@@ -97,6 +97,17 @@ def edge_rows(warehouse: str | Path) -> int:
     return ds.dataset(str(wh.edges), format="parquet").count_rows()
 
 
+def choose_engine(warehouse: str | Path, engine: str = "auto") -> str:
+    """``local`` or ``spark``: ``auto`` = local when the graph has at most
+    ``LINEAGE_LOCAL_MAX_EDGES`` edge rows."""
+    choice = (engine or "auto").strip().lower()
+    if choice not in ENGINE_NAMES:
+        raise ValueError(f"unknown engine {engine!r}: use one of {', '.join(ENGINE_NAMES)}")
+    if choice == "auto":
+        choice = "local" if edge_rows(warehouse) <= local_max_edges() else "spark"
+    return choice
+
+
 def open_engine(
     warehouse: str | Path,
     engine: str = "auto",
@@ -105,12 +116,7 @@ def open_engine(
 ) -> Engine:
     """The engine for ``warehouse`` as of a moment: ``local`` (networkx, no JVM), ``spark``, or
     ``auto`` = local when the graph has at most ``LINEAGE_LOCAL_MAX_EDGES`` edge rows."""
-    choice = (engine or "auto").strip().lower()
-    if choice not in ENGINE_NAMES:
-        raise ValueError(f"unknown engine {engine!r}: use one of {', '.join(ENGINE_NAMES)}")
-    if choice == "auto":
-        choice = "local" if edge_rows(warehouse) <= local_max_edges() else "spark"
-    if choice == "local":
+    if choose_engine(warehouse, engine) == "local":
         from lineage.analysis.local import LocalEngine
 
         return LocalEngine.from_warehouse(warehouse, as_of=as_of)

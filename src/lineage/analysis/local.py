@@ -1,143 +1,58 @@
-"""The in-memory engine: networkx, no JVM, for graphs that fit (and for notebooks and tests).
+"""The in-memory engine: no JVM, for graphs that fit (and for notebooks and tests).
 
-``LocalEngine.graph`` is a ``networkx.MultiDiGraph`` in the stored direction: one edge per
-``(src, dst, relationship)`` keyed by the relationship, its validity intervals in ``intervals``;
-nodes carry ``label`` (and ``name``). Edges whose endpoints are not vertices are left out
+``LocalEngine`` is the temporal graph of ``lineage.analysis.temporal`` (the whole history as
+numpy arrays, read once with pyarrow) asked at one instant: ``reach`` tests each step's validity
+interval against the engine's moment while walking, the same traversal blast radius runs for
+thousands of instants at once. Edges whose endpoints are not vertices then are not walked
 (GraphFrames drops them too), so a vertex deleted as of a moment is neither reached nor walked
-through.
+through. ``graph`` is a ``networkx.MultiDiGraph`` view of the graph at that moment, built on
+first use for notebooks.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
 
-import networkx as nx
-
-from lineage.analysis.engine import Affected, check_depth, directions
+from lineage.analysis.engine import Affected, check_depth
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
+from lineage.analysis.temporal import Query, TemporalGraph
+from lineage.graph.asof import EDGE_INTERVAL, arrow_filter
 
 if TYPE_CHECKING:
+    import networkx as nx
     import pyarrow as pa
-
-VERTEX_FIELDS = ("id", "label", "name", "first_seen", "deleted_at")
-EDGE_FIELDS = ("src", "dst", "relationship", "valid_from", "valid_to")
-
-
-def shortest_witnesses(
-    neighbours: Callable[[str], Iterable[str]], sources: Iterable[str], max_depth: int | None = None
-) -> dict[str, tuple[str, ...]]:
-    """Level-by-level BFS from all ``sources`` at once: every vertex within ``max_depth`` steps ->
-    its lexicographically smallest shortest path (sources map to ``(source,)``).
-
-    Each level is kept sorted by its vertices' paths, so comparing two candidate paths into a
-    vertex is comparing their predecessors' ranks: the first (lowest-rank) predecessor to reach
-    a vertex is its witness, and the next level sorts by (predecessor rank, id). No path is
-    copied or compared while searching; cycles end because a vertex is entered once.
-    """
-    level = sorted(set(sources))
-    parent: dict[str, str | None] = {source: None for source in level}
-    order: list[str] = list(level)  # discovery order: a parent always precedes its children
-    depth = 0
-    while level and (max_depth is None or depth < max_depth):
-        depth += 1
-        following: list[str] = []
-        for vertex in level:  # in path order
-            fresh = {n for n in neighbours(vertex) if n not in parent}
-            for n in fresh:
-                parent[n] = vertex
-            following.extend(sorted(fresh))
-        order.extend(following)
-        level = following
-    paths: dict[str, tuple[str, ...]] = {}
-    for vertex in order:
-        up = parent[vertex]
-        paths[vertex] = (vertex,) if up is None else paths[up] + (vertex,)
-    return paths
-
-
-def _moment_scalar(kind: "pa.DataType", moment: datetime) -> "pa.Scalar":
-    """``moment`` as a scalar of a timestamp column's type: Spark writes UTC-adjusted timestamps
-    (read back zoned), other writers may leave them naive (taken as UTC, as everywhere here)."""
-    import pyarrow as pa
-
-    utc = moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-    if getattr(kind, "tz", None):
-        return pa.scalar(utc, type=kind)
-    return pa.scalar(utc.replace(tzinfo=None), type=kind)
 
 
 def valid_at(table: "pa.Table", start: str, end: str, moment: datetime) -> "pa.Table":
-    """Rows whose ``[start, end)`` contains ``moment``, a null bound being open: the rule of
-    ``lineage.graph.api.at`` (vertices: first_seen/deleted_at, edges: valid_from/valid_to)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    keep = pa.chunked_array([pa.array([True] * table.num_rows, pa.bool_())])
-    for name, test in ((start, pc.less_equal), (end, pc.greater)):
-        if name not in table.column_names or pa.types.is_null(table.schema.field(name).type):
-            continue  # absent or all-null: open on that side
-        column = table.column(name)
-        inside = pc.or_kleene(pc.is_null(column), test(column, _moment_scalar(column.type, moment)))
-        keep = pc.and_kleene(keep, inside)
-    return table.filter(keep)
-
-
-def _read(path: Path, fields: Sequence[str]) -> "pa.Table":
-    """The wanted columns of a parquet dataset directory (Spark's ``_SUCCESS``/``.crc`` skipped)."""
-    import pyarrow.dataset as ds
-
-    dataset = ds.dataset(str(path), format="parquet")
-    return dataset.to_table(columns=[f for f in fields if f in dataset.schema.names])
-
-
-def _rows(table: "pa.Table") -> Iterator[dict[str, Any]]:
-    columns = [table.column(name).to_pylist() for name in table.column_names]
-    for values in zip(*columns):
-        yield dict(zip(table.column_names, values))
+    """Rows whose ``[start, end)`` contains ``moment``, a null bound being open: the as-of rule
+    (``lineage.graph.asof``) on an Arrow table."""
+    return arrow_filter(table, (start, end), moment)
 
 
 class LocalEngine:
-    """Reachability on a networkx graph held in memory (see ``lineage.analysis.engine``)."""
+    """Reachability in memory, as of one moment (see ``lineage.analysis.engine``)."""
 
     name = "local"
 
-    def __init__(self, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]]) -> None:
-        graph = nx.MultiDiGraph()
-        for row in vertices:
-            vid = row.get("id")
-            if vid is None:
-                continue
-            label, name = row.get("label"), row.get("name")
-            if vid in graph:  # a duplicated id: the smallest label, as the Spark engine takes
-                known = graph.nodes[vid]
-                labels = [x for x in (known["label"], label) if x is not None]
-                label, name = (min(labels) if labels else None), known["name"] or name
-            graph.add_node(vid, label=label, name=name)
-        for row in edges:
-            src, dst, relationship = row.get("src"), row.get("dst"), row.get("relationship")
-            if relationship is None or src not in graph or dst not in graph:
-                continue
-            interval = (row.get("valid_from"), row.get("valid_to"))
-            if graph.has_edge(src, dst, key=relationship):
-                graph.edges[src, dst, relationship]["intervals"].append(interval)
-            else:
-                graph.add_edge(src, dst, key=relationship, relationship=relationship, intervals=[interval])
-        self.graph = graph
+    def __init__(
+        self,
+        vertices: Iterable[Mapping[str, Any]] | TemporalGraph,
+        edges: Iterable[Mapping[str, Any]] = (),
+        *,
+        moment: datetime | None = None,
+    ) -> None:
+        self.temporal = vertices if isinstance(vertices, TemporalGraph) else TemporalGraph.from_rows(vertices, edges)
+        self.moment = moment
+        self._graph: nx.MultiDiGraph | None = None
 
     @classmethod
     def from_warehouse(cls, warehouse: str | Path, as_of: Any = None) -> "LocalEngine":
         """The built graph (as of a moment), read with pyarrow: no Spark, no JVM."""
-        from lineage.graph.api import built, to_time
+        from lineage.graph.api import to_time
 
-        wh = built(warehouse, "vertices", "edges")
-        vertices, edges = _read(wh.vertices, VERTEX_FIELDS), _read(wh.edges, EDGE_FIELDS)
-        moment = to_time(as_of)
-        if moment is not None:
-            vertices = valid_at(vertices, "first_seen", "deleted_at", moment)
-            edges = valid_at(edges, "valid_from", "valid_to", moment)
-        return cls(_rows(vertices), _rows(edges))
+        return cls(TemporalGraph.from_warehouse(warehouse), moment=to_time(as_of))
 
     def reach(
         self,
@@ -148,27 +63,42 @@ class LocalEngine:
         relationships: Collection[str] | None = None,
     ) -> list[Affected]:
         check_depth(max_depth)
-        forward, backward = directions(rules, relationships)
-        succ, pred = self.graph.succ, self.graph.pred
-
-        def neighbours(vertex: str) -> Iterator[str]:
-            if forward:
-                for other, keys in succ[vertex].items():
-                    if not forward.isdisjoint(keys):
-                        yield other
-            if backward:
-                for other, keys in pred[vertex].items():
-                    if not backward.isdisjoint(keys):
-                        yield other
-
-        starts = [source for source in sources if source in self.graph]
-        paths = shortest_witnesses(neighbours, starts, max_depth)
-        nodes = self.graph.nodes
-        found = [
-            Affected(vid, nodes[vid]["label"], len(path) - 1, path) for vid, path in paths.items() if len(path) > 1
-        ]
-        return sorted(found, key=lambda a: (a.distance, a.id))
+        query = Query(tuple(sources), self.moment)
+        chunks = self.temporal.reach_many([query], rules=rules, max_depth=max_depth, relationships=relationships)
+        return [a for chunk in chunks for a in chunk.affected(0)]
 
     def labels(self, ids: Collection[str]) -> dict[str, str]:
-        nodes = self.graph.nodes
-        return {vid: nodes[vid]["label"] for vid in ids if vid in nodes}
+        return self.temporal.labels_at(ids, self.moment)
+
+    @property
+    def graph(self) -> "nx.MultiDiGraph":
+        """The graph at the engine's moment in the stored direction: one edge per ``(src, dst,
+        relationship)`` keyed by the relationship, its validity intervals in ``intervals``;
+        nodes carry ``label``."""
+        if self._graph is None:
+            self._graph = self._networkx()
+        return self._graph
+
+    def _networkx(self) -> "nx.MultiDiGraph":
+        import networkx as nx
+        import numpy as np
+
+        from lineage.graph.asof import instant, valid_mask
+
+        g, t = self.temporal, None if self.moment is None else instant(self.moment)
+        graph = nx.MultiDiGraph()
+        exists = np.array([g.exists(v, t) for v in range(g.n)], dtype=bool)
+        codes = g.label_codes(np.arange(g.n), t)
+        for v in np.flatnonzero(exists).tolist():
+            graph.add_node(g.ids[v], label=g.label_of(int(codes[v])))
+        keep = valid_mask(g.edge_start, g.edge_end, t) & exists[g.edge_src] & exists[g.edge_dst]
+        bounds = [g._edges.column(n).to_pylist() if n in g._edges.column_names else [None] * g._edges.num_rows
+                  for n in EDGE_INTERVAL]
+        for i in np.flatnonzero(keep).tolist():
+            src, dst, rel = g.ids[g.edge_src[i]], g.ids[g.edge_dst[i]], g.relationships[g.edge_rel[i]]
+            interval = (bounds[0][i], bounds[1][i])
+            if graph.has_edge(src, dst, key=rel):
+                graph.edges[src, dst, rel]["intervals"].append(interval)
+            else:
+                graph.add_edge(src, dst, key=rel, relationship=rel, intervals=[interval])
+        return graph

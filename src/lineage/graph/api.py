@@ -1,8 +1,9 @@
 """Reading the built graph: DataFrames or a GraphFrame, optionally as of a moment.
 
-``as_of`` keeps what was valid at that instant: vertices first seen at or before it and not
-deleted by then, edges whose interval ``[valid_from, valid_to)`` contains it. Without
-``as_of`` the whole history is returned (every interval is its own edge row).
+``as_of`` keeps what was valid at that instant by the one rule of :mod:`lineage.graph.asof`:
+vertices first seen at or before it and not deleted by then, edges whose interval
+``[valid_from, valid_to)`` contains it. Without ``as_of`` the whole history is returned (every
+interval is its own edge row).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from lineage.errors import UsageError
 from lineage.events.base import parse_time
+from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, contains, spark_valid
 from lineage.warehouse import Warehouse
 
 if TYPE_CHECKING:
@@ -74,17 +76,8 @@ def load(
 
 
 def at(vertices: "DataFrame", edges: "DataFrame", moment: datetime) -> tuple["DataFrame", "DataFrame"]:
-    """The graph as it was at ``moment``."""
-    from pyspark.sql import functions as F
-
-    t = F.lit(moment).cast("timestamp")
-    v = vertices.where(
-        (F.col("first_seen").isNull() | (F.col("first_seen") <= t)) & (F.col("deleted_at").isNull() | (F.col("deleted_at") > t))
-    )
-    e = edges.where(
-        (F.col("valid_from").isNull() | (F.col("valid_from") <= t)) & (F.col("valid_to").isNull() | (F.col("valid_to") > t))
-    )
-    return v, e
+    """The graph as it was at ``moment`` (the Spark form of the as-of rule)."""
+    return vertices.where(spark_valid(VERTEX_INTERVAL, moment)), edges.where(spark_valid(EDGE_INTERVAL, moment))
 
 
 def changes(
@@ -125,21 +118,14 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def contains(start: Any, end: Any, moment: datetime) -> bool:
-    """``[start, end)`` contains ``moment``; a null bound is open, naive times are UTC.
-    The one as-of rule of plain rows (``at`` is its Spark twin)."""
-    first, last = parse_time(start), parse_time(end)
-    return (first is None or first <= moment) and (last is None or last > moment)
-
-
 def valid_at(row: Mapping[str, Any], moment: datetime) -> bool:
-    """An edge row's interval ``[valid_from, valid_to)`` contains ``moment``."""
-    return contains(row.get("valid_from"), row.get("valid_to"), moment)
+    """An edge row's interval ``[valid_from, valid_to)`` contains ``moment`` (the as-of rule)."""
+    return contains(row.get(EDGE_INTERVAL[0]), row.get(EDGE_INTERVAL[1]), moment)
 
 
 def exists_at(row: Mapping[str, Any], moment: datetime) -> bool:
-    """A vertex row was first seen by ``moment`` and not deleted by then."""
-    return contains(row.get("first_seen"), row.get("deleted_at"), moment)
+    """A vertex row was first seen by ``moment`` and not deleted by then (the as-of rule)."""
+    return contains(row.get(VERTEX_INTERVAL[0]), row.get(VERTEX_INTERVAL[1]), moment)
 
 
 def rows_at(

@@ -1,0 +1,183 @@
+"""The temporal traversal on Spark: every query (a change, an instant) in one level-synchronous BFS.
+
+Frontier rows carry ``(q, moment, anytime, id, path)``: the query number, its instant as
+microseconds (``anytime``: no instant, the whole history), the vertex and its witness path.
+Each level joins the frontier with the *steps* on ``id = a`` and keeps a step only when its
+interval contains the row's instant (``start <= moment < end``, the as-of rule of
+``lineage.graph.asof`` in microseconds); drops the ``(q, id)`` already reached; keeps the
+smallest path per ``(q, id)`` (the lexicographic witness). A step's interval is its edge's
+``[valid_from, valid_to)`` narrowed to the vertex rows of both ends, so an edge is walked only
+between two ids that are vertices then. One job sequence answers the whole window: its number
+of rounds is the longest path, not the number of changes. Labels (as of each query's instant),
+counts per (label, distance) and the first affected vertices per query are computed in Spark;
+the driver collects only those, or streams every row (``limit=None``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence
+
+from lineage.analysis.engine import Affected, check_depth, directions
+from lineage.analysis.exact import exact_sum
+from lineage.analysis.rules import IMPACT_RULES, ImpactRule
+from lineage.analysis.spark import REMATERIALIZE_LEVELS, _small, materialize
+from lineage.analysis.temporal import Impact, Query
+from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, spark_micros
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+
+def _bound(frame: "DataFrame", name: str, *, start: bool) -> "Column":
+    from pyspark.sql import functions as F
+
+    column = F.col(name) if name in frame.columns else F.lit(None).cast("timestamp")
+    return spark_micros(column, start=start)
+
+
+def _valid(start: str = "start", end: str = "end") -> "Column":
+    """The as-of rule in microseconds against each row's own instant."""
+    from pyspark.sql import functions as F
+
+    return F.col("anytime") | ((F.col(start) <= F.col("moment")) & (F.col("moment") < F.col(end)))
+
+
+class SparkTraversal:
+    """The whole history as DataFrames; ``impacts`` answers many queries in one BFS."""
+
+    name = "spark"
+
+    def __init__(self, vertices: "DataFrame", edges: "DataFrame") -> None:
+        from pyspark.sql import functions as F
+
+        self.spark: SparkSession = vertices.sparkSession
+        label = F.col("label") if "label" in vertices.columns else F.lit(None).cast("string")
+        self.vertex_rows, _ = materialize(vertices.where(F.col("id").isNotNull()).select(
+            "id", label.alias("label"), _bound(vertices, VERTEX_INTERVAL[0], start=True).alias("start"),
+            _bound(vertices, VERTEX_INTERVAL[1], start=False).alias("end"),
+        ))
+        self.edges = edges.where(
+            F.col("src").isNotNull() & F.col("dst").isNotNull() & F.col("relationship").isNotNull()
+        ).select("src", "dst", "relationship", _bound(edges, EDGE_INTERVAL[0], start=True).alias("start"),
+                 _bound(edges, EDGE_INTERVAL[1], start=False).alias("end"))
+        self._steps: dict[tuple[frozenset[str], frozenset[str]], DataFrame] = {}
+
+    @classmethod
+    def from_warehouse(cls, warehouse: str | Path, spark: "SparkSession | None" = None) -> "SparkTraversal":
+        from lineage.graph import api
+
+        vertices, edges = api.load(warehouse, spark)
+        return cls(vertices, edges)
+
+    def steps(self, forward: frozenset[str], backward: frozenset[str]) -> "DataFrame":
+        """``(a, b, start, end)``: impact may flow a -> b while ``start <= t < end``; built once per
+        rule selection, hash-partitioned by ``a``."""
+        from pyspark.sql import functions as F
+
+        key = (forward, backward)
+        if key in self._steps:
+            return self._steps[key]
+        relationship = F.col("relationship")
+        walked = self.edges.where(relationship.isin(sorted(forward) or [""])).select(
+            F.col("src").alias("a"), F.col("dst").alias("b"), "start", "end")
+        against = self.edges.where(relationship.isin(sorted(backward) or [""])).select(
+            F.col("dst").alias("a"), F.col("src").alias("b"), "start", "end")
+        rows = self.vertex_rows
+        va = rows.select(F.col("id").alias("a"), F.col("start").alias("a_start"), F.col("end").alias("a_end"))
+        vb = rows.select(F.col("id").alias("b"), F.col("start").alias("b_start"), F.col("end").alias("b_end"))
+        steps = (
+            walked.unionByName(against).where(F.col("a") != F.col("b"))
+            .join(va, "a").join(vb, "b")
+            .select("a", "b", F.greatest("start", "a_start", "b_start").alias("start"),
+                    F.least("end", "a_end", "b_end").alias("end"))
+        )
+        self._steps[key] = steps.repartition("a").localCheckpoint()
+        return self._steps[key]
+
+    def _queries(self, queries: Sequence[Query]) -> "DataFrame":
+        rows = [
+            (q, 0 if query.moment is None else instant(query.moment), query.moment is None, source)
+            for q, query in enumerate(queries) for source in dict.fromkeys(query.sources) if source is not None
+        ]
+        return self.spark.createDataFrame(rows, "q int, moment long, anytime boolean, source string")
+
+    def search(
+        self,
+        queries: Sequence[Query],
+        *,
+        rules: Sequence[ImpactRule] = IMPACT_RULES,
+        max_depth: int | None = None,
+        relationships: Collection[str] | None = None,
+    ) -> "DataFrame":
+        """``(q, id, distance, path, label)`` of every vertex each query reaches (sources excluded)."""
+        from pyspark.sql import functions as F
+
+        check_depth(max_depth)
+        steps = self.steps(*directions(rules, relationships))
+        asked = self._queries(queries)
+        start = (
+            asked.join(self.vertex_rows, F.col("source") == F.col("id")).where(_valid())
+            .select("q", "moment", "anytime", "id").distinct()
+            .select("q", "moment", "anytime", "id", F.array("id").alias("path"))
+        )
+        frontier, size = materialize(start)
+        reached, count = materialize(frontier.select("q", "id", F.lit(0).alias("distance"), "path"))
+        depth = 0
+        while size and (max_depth is None or depth < max_depth):
+            depth += 1
+            candidates = (
+                _small(frontier, size).join(steps, F.col("id") == F.col("a")).where(_valid())
+                .select("q", "moment", "anytime", F.col("b").alias("id"), F.concat("path", F.array("b")).alias("path"))
+            )
+            frontier, size = materialize(
+                candidates.join(_small(reached.select("q", "id"), count), ["q", "id"], "left_anti")
+                .groupBy("q", "moment", "anytime", "id").agg(F.min("path").alias("path"))
+            )
+            if size:
+                reached = reached.unionByName(frontier.select("q", "id", F.lit(depth).alias("distance"), "path"))
+                count += size
+                if depth % REMATERIALIZE_LEVELS == 0:
+                    reached, count = materialize(reached)
+        moments = asked.select("q", "moment", "anytime").distinct()
+        labelled = (
+            reached.where(F.col("distance") > 0).join(F.broadcast(moments), "q")
+            .join(self.vertex_rows, "id").where(_valid())
+            .groupBy("q", "id", "distance", "path").agg(F.min("label").alias("label"))
+        )
+        return materialize(labelled)[0]
+
+    def impacts(
+        self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None,
+        weigh: Callable[[str | None], float] = lambda label: 1.0,
+    ) -> Iterator[tuple[int, Impact]]:
+        """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on Spark."""
+        from pyspark.sql import Window
+        from pyspark.sql import functions as F
+
+        if not queries:
+            return
+        found = self.search(queries, max_depth=max_depth)
+        terms: dict[int, list[tuple[str | None, int, int]]] = {}
+        for row in found.groupBy("q", "label", "distance").count().collect():
+            terms.setdefault(row["q"], []).append((row["label"], row["distance"], row["count"]))
+        if limit is None:
+            rows: Iterator[Any] = found.orderBy("q", "distance", "id").toLocalIterator()
+        elif limit > 0:
+            rank = F.row_number().over(Window.partitionBy("q").orderBy("distance", "id"))
+            rows = iter(found.withColumn("_rank", rank).where(F.col("_rank") <= limit)
+                        .orderBy("q", "distance", "id").collect())
+        else:
+            rows = iter(())
+        pending = next(rows, None)
+        for q in range(len(queries)):
+            affected = []
+            while pending is not None and pending["q"] == q:
+                affected.append(Affected(pending["id"], pending["label"], pending["distance"], tuple(pending["path"])))
+                pending = next(rows, None)
+            counts = sorted(terms.get(q, []), key=lambda t: (t[0] is None, t[0] or "", t[1]))
+            summary: dict[str, int] = {}
+            for label, _, n in counts:
+                summary[label] = summary.get(label, 0) + n  # type: ignore[index]
+            total = exact_sum((weigh(label) / max(distance, 1), n) for label, distance, n in counts)
+            yield q, Impact(sum(n for _, _, n in counts), summary, total, tuple(affected))

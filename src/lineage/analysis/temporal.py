@@ -1,0 +1,408 @@
+"""Reachability at many instants on one interval-aware adjacency, built once (numpy, no JVM).
+
+The graph is read once into arrays: vertex ids sorted by code point (so comparing two vertex
+numbers is comparing their ids, the witness tie-break of ``lineage.analysis.engine``), and per
+rule selection a CSR of *steps* ``a -> b`` sorted by ``(a, b)``, each with the interval in
+which it may be walked: the edge's ``[valid_from, valid_to)`` intersected with the intervals of
+the vertex rows of both ends (an edge is walked only between two ids that are vertices then).
+A query is ``(sources, instant)``; its BFS tests each step's interval *while walking*
+(:func:`lineage.graph.asof.valid_mask`), so one graph answers every instant.
+
+Queries run in chunks, level-synchronously, with numpy frontiers: a level of a chunk is a few
+array operations over the steps leaving it, whatever the number of queries in it. Each level is
+kept in path order (the order of the witness paths), so the first predecessor to reach a vertex
+is its witness and no path is built while searching; a query's result keeps one parent per
+reached vertex, and paths are rebuilt only for the vertices asked for (``Reached.affected``).
+Memory: a chunk's reached pairs, plus a visited bitmap of ``chunk x vertices`` bits bounded by
+:data:`VISITED_BUDGET`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+from lineage.analysis.engine import Affected, check_depth, directions
+from lineage.analysis.rules import IMPACT_RULES, ImpactRule
+from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, micros
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
+EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL)
+VISITED_BUDGET = 1 << 26
+"""Entries of the visited bitmap of one chunk (``chunk size x vertices``): 64 MiB of bool."""
+MAX_CHUNK = 4096
+
+
+@dataclass(frozen=True)
+class Query:
+    """Reach from ``sources`` on the graph as of ``moment`` (None: the whole history)."""
+
+    sources: tuple[str, ...]
+    moment: datetime | None
+
+
+@dataclass(frozen=True)
+class Impact:
+    """What a traversal reports for one change: the full count and summary, the exact sum of
+    ``weigh(label) / distance`` over every affected vertex, and the first ones asked for."""
+
+    count: int
+    summary: dict[str, int]
+    weighted: float
+    affected: tuple[Affected, ...]
+
+
+class Steps:
+    """The step CSR of one rule selection: ``b[ptr[a]:ptr[a+1]]`` sorted, with intervals."""
+
+    def __init__(self, n: int, a: np.ndarray, b: np.ndarray, start: np.ndarray, end: np.ndarray) -> None:
+        order = np.lexsort((b, a))
+        self.b, self.start, self.end = b[order], start[order], end[order]
+        self.ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(a, minlength=n), out=self.ptr[1:])
+
+
+def _table(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> "pa.Table":
+    """Plain rows as an Arrow table of the wanted fields (times parsed, naive = UTC)."""
+    import pyarrow as pa
+
+    from lineage.events.base import parse_time
+
+    rows = list(rows)
+    columns: dict[str, Any] = {}
+    for name in fields:
+        values = [row.get(name) for row in rows]
+        if name in (*VERTEX_INTERVAL, *EDGE_INTERVAL):
+            columns[name] = pa.array([parse_time(v) if v not in (None, "") else None for v in values],
+                                     pa.timestamp("us", tz="UTC"))
+        else:
+            columns[name] = pa.array(values, pa.string())
+    return pa.table(columns)
+
+
+class TemporalGraph:
+    """The whole history of the graph as arrays; ``reach_many`` answers queries at any instants."""
+
+    def __init__(self, vertices: "pa.Table", edges: "pa.Table") -> None:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        vertices = vertices.filter(pc.is_valid(vertices.column("id")))
+        ids = pc.unique(vertices.column("id"))
+        ids = ids.take(pc.sort_indices(ids))
+        self.ids: list[str] = ids.to_pylist()
+        self._ids_arrow = ids
+        self.index: dict[str, int] = {vid: i for i, vid in enumerate(self.ids)}
+        self.names = np.array(self.ids, dtype=object)
+        n = self.n = len(self.ids)
+        # vertex rows, grouped by vertex: several rows of one id are several intervals
+        label_column = vertices.column("label") if "label" in vertices.column_names else pa.nulls(vertices.num_rows, pa.string())
+        labels = pc.unique(label_column.drop_null() if label_column.null_count else label_column)
+        labels = labels.take(pc.sort_indices(labels))
+        self.labels: list[str] = labels.to_pylist()
+        vertex = np.asarray(pc.index_in(vertices.column("id"), value_set=ids).to_numpy(zero_copy_only=False), np.int64)
+        code = pc.fill_null(pc.index_in(label_column, value_set=labels), -1).to_numpy(zero_copy_only=False)
+        order = np.argsort(vertex, kind="stable")
+        self.row_vertex = vertex[order]
+        self.row_label = np.asarray(code, np.int64)[order]
+        self.row_start = micros(_column(vertices, VERTEX_INTERVAL[0]), vertices.num_rows, start=True)[order]
+        self.row_end = micros(_column(vertices, VERTEX_INTERVAL[1]), vertices.num_rows, start=False)[order]
+        counts = np.bincount(self.row_vertex, minlength=n)
+        self.row_ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=self.row_ptr[1:])
+        first = self.row_ptr[:-1]
+        self.single = counts == 1
+        self.label0 = self.row_label[first] if n else np.zeros(0, np.int64)
+        # edge rows between vertices (an id without a vertex row is never walked to or through)
+        keep = pc.and_(pc.and_(pc.is_valid(edges.column("src")), pc.is_valid(edges.column("dst"))),
+                       pc.is_valid(edges.column("relationship")))
+        edges = edges.filter(keep)
+        src = pc.index_in(edges.column("src"), value_set=ids)
+        dst = pc.index_in(edges.column("dst"), value_set=ids)
+        between = pc.and_(pc.is_valid(src), pc.is_valid(dst))
+        edges, src, dst = edges.filter(between), src.filter(between), dst.filter(between)
+        self.edge_src = np.asarray(src.to_numpy(zero_copy_only=False), np.int64)
+        self.edge_dst = np.asarray(dst.to_numpy(zero_copy_only=False), np.int64)
+        rel = edges.column("relationship")
+        self.relationships: list[str] = pc.unique(rel).to_pylist()
+        self.edge_rel = np.asarray(pc.index_in(rel, value_set=pa.array(self.relationships, pa.string()))
+                                   .to_numpy(zero_copy_only=False), np.int64)
+        self.edge_start = micros(_column(edges, EDGE_INTERVAL[0]), edges.num_rows, start=True)
+        self.edge_end = micros(_column(edges, EDGE_INTERVAL[1]), edges.num_rows, start=False)
+        self._edges = edges
+        self._steps: dict[tuple[frozenset[str], frozenset[str]], Steps] = {}
+
+    @classmethod
+    def from_rows(cls, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]]) -> "TemporalGraph":
+        return cls(_table(vertices, VERTEX_FIELDS), _table(edges, EDGE_FIELDS))
+
+    @classmethod
+    def from_warehouse(cls, warehouse: Any) -> "TemporalGraph":
+        """The built graph's whole history, read once with pyarrow (no Spark, no JVM)."""
+        from lineage.graph.api import built
+
+        wh = built(warehouse, "vertices", "edges")
+        return cls(_read(wh.vertices, VERTEX_FIELDS), _read(wh.edges, EDGE_FIELDS))
+
+    # ----------------------------------------------------------------------------------------
+    # vertices at an instant
+
+    def exists(self, vertex: int, moment: int | None) -> bool:
+        lo, hi = self.row_ptr[vertex], self.row_ptr[vertex + 1]
+        if moment is None:
+            return bool(hi > lo)
+        return bool(np.any((self.row_start[lo:hi] <= moment) & (moment < self.row_end[lo:hi])))
+
+    def label_codes(self, vertices: np.ndarray, moment: int | None) -> np.ndarray:
+        """Label code per vertex (index into ``labels``, -1 none): the smallest label among the
+        vertex's rows valid at ``moment`` (all rows when None), as both engines take it."""
+        moments = np.full(len(vertices), 0 if moment is None else moment, dtype=np.int64)
+        return self._labels_at(vertices, moments, np.full(len(vertices), moment is None))
+
+    def label_of(self, code: int) -> str | None:
+        return self.labels[code] if code >= 0 else None
+
+    def labels_at(self, ids: Collection[str], moment: datetime | None) -> dict[str, str]:
+        t = None if moment is None else instant(moment)
+        found = {}
+        for vid in ids:
+            v = self.index.get(vid)
+            if v is not None and self.exists(v, t):
+                found[vid] = self.label_of(int(self.label_codes(np.array([v]), t)[0]))
+        return found
+
+    # ----------------------------------------------------------------------------------------
+    # steps
+
+    def steps(self, forward: frozenset[str], backward: frozenset[str]) -> Steps:
+        """The CSR of one rule selection, built on first use: each edge row walked its rule's way,
+        its interval narrowed to each pair of vertex rows of its ends (usually one pair)."""
+        key = (forward, backward)
+        if key in self._steps:
+            return self._steps[key]
+        codes = {rel: i for i, rel in enumerate(self.relationships)}
+        fwd = np.isin(self.edge_rel, [codes[r] for r in forward if r in codes])
+        bwd = np.isin(self.edge_rel, [codes[r] for r in backward if r in codes])
+        a = np.concatenate([self.edge_src[fwd], self.edge_dst[bwd]])
+        b = np.concatenate([self.edge_dst[fwd], self.edge_src[bwd]])
+        start = np.concatenate([self.edge_start[fwd], self.edge_start[bwd]])
+        end = np.concatenate([self.edge_end[fwd], self.edge_end[bwd]])
+        loop = a != b
+        a, b, start, end = a[loop], b[loop], start[loop], end[loop]
+        for side in (0, 1):  # intersect with the vertex rows of each end
+            end_of = (a, b)[side]
+            counts = self.row_ptr[end_of + 1] - self.row_ptr[end_of]
+            take = np.repeat(np.arange(len(end_of)), counts)
+            rows = np.repeat(self.row_ptr[end_of], counts) + _offsets(counts)
+            a, b = a[take], b[take]
+            start = np.maximum(start[take], self.row_start[rows])
+            end = np.minimum(end[take], self.row_end[rows])
+        steps = self._steps[key] = Steps(self.n, a, b, start, end)
+        return steps
+
+    # ----------------------------------------------------------------------------------------
+    # the traversal
+
+    def reach_many(
+        self,
+        queries: Sequence[Query],
+        *,
+        rules: Sequence[ImpactRule] = IMPACT_RULES,
+        max_depth: int | None = None,
+        relationships: Collection[str] | None = None,
+    ) -> Iterator["Chunk"]:
+        """The answers chunk by chunk (queries in order); one chunk's answers are held at a time."""
+        check_depth(max_depth)
+        steps = self.steps(*directions(rules, relationships))
+        size = max(1, min(MAX_CHUNK, VISITED_BUDGET // max(self.n, 1)))
+        visited = np.zeros(min(size, max(len(queries), 1)) * max(self.n, 1), dtype=bool)
+        for first in range(0, len(queries), size):
+            yield self._walk(queries[first:first + size], first, steps, max_depth, visited)
+
+    def impacts(
+        self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None,
+        weigh: Callable[[str | None], float] = lambda label: 1.0,
+    ) -> Iterator[tuple[int, Impact]]:
+        """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on this graph."""
+        for chunk in self.reach_many(queries, max_depth=max_depth):
+            summaries, sums = chunk.summaries(), chunk.weighted(weigh)
+            for i in range(chunk.size):
+                yield chunk.offset + i, Impact(chunk.count(i), summaries[i], sums[i], tuple(chunk.affected(i, limit)))
+
+    def _walk(self, queries: Sequence[Query], offset: int, steps: Steps, max_depth: int | None,
+              visited: np.ndarray) -> "Chunk":
+        """Level-synchronous BFS of a chunk; ``levels`` hold (query, vertex, index of the parent
+        in the concatenated levels), the sources being level 0."""
+        n = self.n
+        moments = np.zeros(len(queries), dtype=np.int64)
+        anytime = np.zeros(len(queries), dtype=bool)
+        start_q: list[int] = []
+        start_v: list[int] = []
+        for q, query in enumerate(queries):
+            t = None if query.moment is None else instant(query.moment)
+            anytime[q] = t is None
+            moments[q] = 0 if t is None else t
+            for v in sorted({self.index[s] for s in query.sources if s in self.index}):
+                if self.exists(v, t):
+                    start_q.append(q)
+                    start_v.append(v)
+        fq, fv = np.array(start_q, dtype=np.int64), np.array(start_v, dtype=np.int64)
+        touched = [fq * n + fv]
+        visited[touched[0]] = True
+        levels = [(fq, fv, np.full(len(fv), -1, dtype=np.int64))]
+        base, total, depth = 0, len(fv), 0
+        ptr, sb, ss, se = steps.ptr, steps.b, steps.start, steps.end
+        while len(fv) and (max_depth is None or depth < max_depth):
+            depth += 1
+            lo = ptr[fv]
+            counts = ptr[fv + 1] - lo
+            parent = np.repeat(np.arange(len(fv)), counts)
+            if not len(parent):
+                break
+            pos = np.repeat(lo, counts) + _offsets(counts)
+            b = sb[pos]
+            q = fq[parent]
+            m = moments[q]
+            keys = q * n + b
+            ok = ((ss[pos] <= m) & (m < se[pos]) | anytime[q]) & ~visited[keys]
+            idx = np.flatnonzero(ok)
+            _, first = np.unique(keys[idx], return_index=True)
+            first.sort()  # back to (parent rank, id) order: the next level in path order
+            chosen = idx[first]
+            fq, fv = q[chosen], b[chosen]
+            new = keys[chosen]
+            visited[new] = True
+            touched.append(new)
+            levels.append((fq, fv, base + parent[chosen]))
+            base, total = total, total + len(fv)
+        for keys in touched:
+            visited[keys] = False
+        q, v, p = (np.concatenate(parts) for parts in zip(*levels))
+        d = np.concatenate([np.full(len(level[0]), i, dtype=np.int64) for i, level in enumerate(levels)])
+        return Chunk(self, offset, len(queries), q, v, p, d, moments, anytime)
+
+    def _labels_at(self, vertices: np.ndarray, moments: np.ndarray, anytime: np.ndarray) -> np.ndarray:
+        """Label codes of ``vertices[i]`` as of ``moments[i]``: the smallest label among its rows
+        valid then (vectorised over the ids with several rows; one row is its own label)."""
+        labels = self.label0[vertices] if len(vertices) else np.zeros(0, np.int64)
+        multi = np.flatnonzero(~self.single[vertices]) if len(vertices) else np.zeros(0, np.int64)
+        if not len(multi):
+            return labels
+        lo = self.row_ptr[vertices[multi]]
+        counts = self.row_ptr[vertices[multi] + 1] - lo
+        owner = np.repeat(np.arange(len(multi)), counts)
+        rows = np.repeat(lo, counts) + _offsets(counts)
+        m = moments[multi][owner]
+        valid = (anytime[multi][owner] | ((self.row_start[rows] <= m) & (m < self.row_end[rows]))) & (self.row_label[rows] >= 0)
+        codes = np.where(valid, self.row_label[rows], np.iinfo(np.int64).max)
+        best = np.minimum.reduceat(codes, np.cumsum(counts) - counts)
+        labels[multi] = np.where(best == np.iinfo(np.int64).max, -1, best)
+        return labels
+
+
+class Chunk:
+    """The answers of a chunk of queries, in (query, distance, id) order: sources (distance 0)
+    first in each query, then what it reached; ``parent`` indexes the witness predecessor."""
+
+    def __init__(self, graph: TemporalGraph, offset: int, size: int, q: np.ndarray, v: np.ndarray, p: np.ndarray,
+                 d: np.ndarray, moments: np.ndarray, anytime: np.ndarray) -> None:
+        deepest, n = (int(d.max()) + 1 if len(d) else 1), max(graph.n, 1)
+        if size * deepest * n < 2**62:  # one int64 key sorts faster than three
+            order = np.argsort((q * deepest + d) * n + v, kind="stable")
+        else:
+            order = np.lexsort((v, d, q))
+        where = np.empty(len(order), dtype=np.int64)
+        where[order] = np.arange(len(order))
+        self.graph, self.offset, self.size = graph, offset, size
+        self.q, self.v, self.d = q[order], v[order], d[order]
+        parent = p[order]
+        self.parent = np.where(parent >= 0, where[np.maximum(parent, 0)], -1)
+        self.bounds = np.searchsorted(self.q, np.arange(size + 1))
+        self.first = self.bounds[:-1] + np.bincount(self.q[self.d == 0], minlength=size)
+        self.labels = graph._labels_at(self.v, moments[self.q], anytime[self.q])
+        self.reached = self.d > 0
+
+    def count(self, i: int) -> int:
+        return int(self.bounds[i + 1] - self.first[i])
+
+    def summaries(self) -> list[dict[str, int]]:
+        """Affected vertices per label for each query, sorted by label (none last)."""
+        width = len(self.graph.labels) + 1
+        keys, counts = np.unique(self.q[self.reached] * width + self.labels[self.reached] + 1, return_counts=True)
+        found: list[dict[str, int]] = [{} for _ in range(self.size)]
+        loose: dict[int, int] = {}
+        for key, count in zip(keys.tolist(), counts.tolist()):
+            q, code = divmod(key, width)
+            if code:
+                found[q][self.graph.labels[code - 1]] = count
+            else:
+                loose[q] = count
+        for q, count in loose.items():
+            found[q][None] = count  # type: ignore[index]
+        return found
+
+    def weighted(self, weigh: Callable[[str | None], float]) -> list[float]:
+        """Per query, the exact sum of ``weigh(label) / distance`` over what it reached."""
+        from lineage.analysis.exact import exact_sums
+
+        weights = np.array([weigh(None)] + [weigh(label) for label in self.graph.labels], dtype=np.float64)
+        deepest = int(self.d.max()) + 1 if len(self.d) else 1
+        label = self.labels[self.reached] + 1
+        key = (self.q[self.reached] * len(weights) + label) * deepest + self.d[self.reached]
+        keys, counts = np.unique(key, return_counts=True)
+        distance = keys % deepest
+        terms = weights[(keys // deepest) % len(weights)] / np.maximum(distance, 1)
+        bounds = np.searchsorted(keys // deepest // len(weights), np.arange(self.size + 1))
+        return exact_sums(terms, counts, bounds.tolist())
+
+    def affected(self, i: int, limit: int | None = None) -> list[Affected]:
+        """The first ``limit`` vertices query ``i`` reached (all when None), (distance, id) order,
+        with witness paths rebuilt by following the parents back to a source."""
+        lo = int(self.first[i])
+        hi = int(self.bounds[i + 1]) if limit is None else min(lo + limit, int(self.bounds[i + 1]))
+        if hi <= lo:
+            return []
+        chosen = np.arange(lo, hi)
+        depth = self.d[chosen]
+        longest = int(depth.max())
+        matrix = np.zeros((len(chosen), longest + 1), dtype=np.int64)
+        rows = np.arange(len(chosen))
+        current = chosen.copy()
+        for step in range(longest + 1):
+            at = depth - step
+            alive = at >= 0
+            matrix[rows[alive], at[alive]] = self.v[current[alive]]
+            current[alive] = np.maximum(self.parent[current[alive]], 0)
+        names = self.graph.names[matrix].tolist()
+        labels = self.graph.labels
+        return [
+            Affected(path[dist], labels[code] if code >= 0 else None, dist, tuple(path[:dist + 1]))  # type: ignore[arg-type]
+            for path, dist, code in zip(names, depth.tolist(), self.labels[chosen].tolist())
+        ]
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    """``[0..c0), [0..c1), ...`` concatenated: positions within each gathered CSR row."""
+    total = int(counts.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(counts)
+    return np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
+
+
+def _column(table: "pa.Table", name: str) -> Any:
+    return table.column(name) if name in table.column_names else None
+
+
+def _read(path: Any, fields: Sequence[str]) -> "pa.Table":
+    """The wanted columns of a parquet dataset directory (Spark's ``_SUCCESS``/``.crc`` skipped)."""
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset(str(path), format="parquet")
+    return dataset.to_table(columns=[f for f in fields if f in dataset.schema.names])
