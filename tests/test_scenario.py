@@ -259,12 +259,12 @@ def _scenario_facts() -> list[tuple]:
 
 
 def _fold(spark, rows):
-    from lineage.facts.core import FACT_DDL
     from lineage.graph import fold
     from lineage.graph.aliases import read_aliases
+    from lineage.schema import FACTS
 
     aliases = spark.createDataFrame(sorted(read_aliases(ALIASES).items()), "alias string, canonical string")
-    vertices, edges, changes = fold.fold(spark.createDataFrame(rows, FACT_DDL), aliases)
+    vertices, edges, changes = fold.fold(spark.createDataFrame(rows, FACTS.ddl), aliases)
     return _canonical(tuple([api.utc_row(r.asDict()) for r in frame.collect()] for frame in (vertices, edges, changes)))
 
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from lineage import ids
 from lineage.events.base import ParsedEvent
 from lineage.events.dataworks.security import MaxComputeAuthorizedObject
-from lineage.facts.core import Emit, F
+from lineage.facts.core import Emit, Out
 from lineage.sqllineage import table_lineage
 
 SOURCE = "dataworks"
@@ -144,36 +144,36 @@ def _node_props(body: Any) -> dict[str, Any]:
     }
 
 
-def _node(event: ParsedEvent) -> Iterator[F]:
+def _node(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("Node", body.node_id), props=_node_props(body))
+    yield Out(_dw("Node", body.node_id), props=_node_props(body))
 
 
-def _node_ref(event: ParsedEvent) -> Iterator[F]:
-    yield F(_dw("Node", _body(event).node_id))
+def _node_ref(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(_dw("Node", _body(event).node_id))
 
 
-def _node_project(event: ParsedEvent) -> Iterator[F]:
+def _node_project(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("Node", body.node_id), _workspace(body.project_id))
+    yield Out(_dw("Node", body.node_id), _workspace(body.project_id))
 
 
-def _node_baseline(event: ParsedEvent) -> Iterator[F]:
+def _node_baseline(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("Node", body.node_id), _dw("Baseline", body.baseline_id))
+    yield Out(_dw("Node", body.node_id), _dw("Baseline", body.baseline_id))
 
 
-def _node_owner(event: ParsedEvent) -> Iterator[F]:
+def _node_owner(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_user(body.owner_id), _dw("Node", body.node_id))
+    yield Out(_user(body.owner_id), _dw("Node", body.node_id))
 
 
-def _nodes_with(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[F]]:
+def _nodes_with(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[Out]]:
     """Every node of a batch operation (``nodeIds``), each with the operation's resulting status."""
 
-    def nodes(event: ParsedEvent) -> Iterator[F]:
+    def nodes(event: ParsedEvent) -> Iterator[Out]:
         for node_id in _body(event).node_ids:
-            yield F(_dw("Node", node_id), props=props)
+            yield Out(_dw("Node", node_id), props=props)
 
     return nodes
 
@@ -200,53 +200,53 @@ def _file_props(event: ParsedEvent) -> dict[str, Any]:
     }
 
 
-def _file_kept(event: ParsedEvent) -> Iterator[F]:
+def _file_kept(event: ParsedEvent) -> Iterator[Out]:
     if not _file_deleted(_body(event)):
-        yield F(_dw("File", _body(event).file_id), props=_file_props(event))
+        yield Out(_dw("File", _body(event).file_id), props=_file_props(event))
 
 
-def _file_dropped(event: ParsedEvent) -> Iterator[F]:
+def _file_dropped(event: ParsedEvent) -> Iterator[Out]:
     if _file_deleted(_body(event)):
-        yield F(_dw("File", _body(event).file_id), props=_file_props(event))
+        yield Out(_dw("File", _body(event).file_id), props=_file_props(event))
 
 
-def _file_any(event: ParsedEvent) -> Iterator[F]:
-    yield F(_dw("File", _body(event).file_id), props=_file_props(event))
+def _file_any(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(_dw("File", _body(event).file_id), props=_file_props(event))
 
 
-def _file_ref(event: ParsedEvent) -> Iterator[F]:
-    yield F(_dw("File", _body(event).file_id))
+def _file_ref(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(_dw("File", _body(event).file_id))
 
 
-def _file_defines(event: ParsedEvent) -> Iterator[F]:
+def _file_defines(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
     if not _file_deleted(body):
-        yield F(_dw("File", body.file_id), _dw("Node", body.node_id))
+        yield Out(_dw("File", body.file_id), _dw("Node", body.node_id))
 
 
-def _file_project(event: ParsedEvent) -> Iterator[F]:
+def _file_project(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("File", body.file_id), _workspace(body.project_id))
+    yield Out(_dw("File", body.file_id), _workspace(body.project_id))
 
 
-def _deployed_node(deletion: bool) -> Callable[[ParsedEvent], Iterator[F]]:
+def _deployed_node(deletion: bool) -> Callable[[ParsedEvent], Iterator[Out]]:
     """The node a deployed file defines (``nodeId``): deploying a deletion (changeType 2) takes
     the node out of production, any other deployment puts it there."""
 
-    def node(event: ParsedEvent) -> Iterator[F]:
+    def node(event: ParsedEvent) -> Iterator[Out]:
         body = _body(event)
         if _file_deleted(body) == deletion:
-            yield F(_dw("Node", body.node_id), props={"deployed": not deletion, "file": _key(body.file_id)})
+            yield Out(_dw("Node", body.node_id), props={"deployed": not deletion, "file": _key(body.file_id)})
 
     return node
 
 
-def _reviewed_file(event: ParsedEvent) -> Iterator[F]:
+def _reviewed_file(event: ParsedEvent) -> Iterator[Out]:
     """Only a ``File`` review names a file; Business (workflow) and BatchFiles reviews do not."""
     body = _body(event)
     if (body.resource_type or "File").strip().lower() != "file":
         return
-    yield F(_dw("File", body.resource_id), props={
+    yield Out(_dw("File", body.resource_id), props={
         "name": body.resource_name, "review_status": body.status, "review_id": body.id, "reviewer": body.reviewer,
         "review_submitter": body.submitter, "review_url": body.review_url, "review_submitted_at": body.submit_time,
         "last_reviewed_at": body.last_review_time,
@@ -262,9 +262,9 @@ def _flow(flow_id: Any) -> str | None:
     return None if _key(flow_id) == PLACEHOLDER_FLOW_ID else _dw("Flow", flow_id)
 
 
-def _instance_status(event: ParsedEvent) -> Iterator[F]:
+def _instance_status(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("Instance", body.task_id), props={
+    yield Out(_dw("Instance", body.task_id), props={
         "status": _code(INSTANCE_STATUS, body.status), "status_code": body.status,
         "task_type": _code(TASK_TYPE, body.task_type), "dag_type": _code(DAG_TYPE, body.dag_type),
         "created_at": body.create_time, "modified_at": body.modify_time,
@@ -273,60 +273,60 @@ def _instance_status(event: ParsedEvent) -> Iterator[F]:
     })
 
 
-def _instance_of_node(event: ParsedEvent) -> Iterator[F]:
+def _instance_of_node(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("Node", body.node_id), _dw("Instance", body.task_id))
+    yield Out(_dw("Node", body.node_id), _dw("Instance", body.task_id))
 
 
-def _instance_dag(event: ParsedEvent) -> Iterator[F]:
+def _instance_dag(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("Instance", body.task_id), _dw("Dag", body.dag_id))
+    yield Out(_dw("Instance", body.task_id), _dw("Dag", body.dag_id))
 
 
-def _dag_flow(event: ParsedEvent) -> Iterator[F]:
+def _dag_flow(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("Dag", body.dag_id), _flow(body.flow_id))
+    yield Out(_dw("Dag", body.dag_id), _flow(body.flow_id))
 
 
-def _dag(event: ParsedEvent) -> Iterator[F]:
+def _dag(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("Dag", body.dag_id), props={
+    yield Out(_dw("Dag", body.dag_id), props={
         "name": body.dag_name, "status": _code(INSTANCE_STATUS, body.status), "status_code": body.status,
         "dag_type": _code(DAG_TYPE, body.dag_type), "biz_date": body.biz_date, "created_at": body.create_time,
         "env": body.project_env, "workspace": _key(body.project_id),
     })
 
 
-def _flow_named(event: ParsedEvent) -> Iterator[F]:
+def _flow_named(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_flow(body.flow_id), props={"name": body.flow_name})
+    yield Out(_flow(body.flow_id), props={"name": body.flow_name})
 
 
-def _instances_with(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[F]]:
+def _instances_with(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[Out]]:
     """Every instance of an O&M operation (``taskIds``), with the operation as its last one."""
 
-    def instances(event: ParsedEvent) -> Iterator[F]:
+    def instances(event: ParsedEvent) -> Iterator[Out]:
         body = _body(event)
         for task_id in body.task_ids:
-            yield F(_dw("Instance", task_id), props={**props, "env": body.project_type})
+            yield Out(_dw("Instance", task_id), props={**props, "env": body.project_type})
 
     return instances
 
 
-def _expired_instances(event: ParsedEvent) -> Iterator[F]:
+def _expired_instances(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
     for task_id in body.deleted_task_instance_ids:
-        yield F(_dw("Instance", task_id), props={"deleted_reason": "expired", "owner": body.owner})
+        yield Out(_dw("Instance", task_id), props={"deleted_reason": "expired", "owner": body.owner})
 
 
-def _dependencies_removed(event: ParsedEvent) -> Iterator[F]:
+def _dependencies_removed(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("Instance", body.task_instance_id), props={
+    yield Out(_dw("Instance", body.task_instance_id), props={
         "removed_upstream_instances": list(body.upstream_task_instance_ids) or None,
     })
 
 
-def _backfilled_nodes(event: ParsedEvent) -> Iterator[F]:
+def _backfilled_nodes(event: ParsedEvent) -> Iterator[Out]:
     """The root node and every included node; excluded ones only dry-run."""
     body = _body(event)
     periods = [f"{p.biz_begin_time}..{p.biz_end_time}" for p in body.multiple_time_periods or ()]
@@ -339,7 +339,7 @@ def _backfilled_nodes(event: ParsedEvent) -> Iterator[F]:
         node = _dw("Node", node_id)
         if node and node not in seen:
             seen.add(node)
-            yield F(node, props=props)
+            yield Out(node, props=props)
 
 
 def _alert_props(body: Any) -> dict[str, Any]:
@@ -348,29 +348,29 @@ def _alert_props(body: Any) -> dict[str, Any]:
             "last_alert_topic": _key(body.topic_id)}
 
 
-def _alert_nodes(event: ParsedEvent) -> Iterator[F]:
+def _alert_nodes(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
     for node_id in dict.fromkeys([body.node_id, *body.node_ids]):
-        yield F(_dw("Node", node_id), props=_alert_props(body))
+        yield Out(_dw("Node", node_id), props=_alert_props(body))
 
 
-def _alert_instances(event: ParsedEvent) -> Iterator[F]:
+def _alert_instances(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
     status = {"status": _code(INSTANCE_STATUS, body.task_status)} if body.task_status else {}
     for task_id in dict.fromkeys([body.task_id, *body.task_ids]):
-        yield F(_dw("Instance", task_id), props={**_alert_props(body), **status})
+        yield Out(_dw("Instance", task_id), props={**_alert_props(body), **status})
 
 
-def _alert_instance_of_node(event: ParsedEvent) -> Iterator[F]:
+def _alert_instance_of_node(event: ParsedEvent) -> Iterator[Out]:
     """Only the single ``nodeId``/``taskId`` pair (SLA, event alerts); rule alerts list both
     without saying which instance belongs to which node."""
     body = _body(event)
-    yield F(_dw("Node", body.node_id), _dw("Instance", body.task_id))
+    yield Out(_dw("Node", body.node_id), _dw("Instance", body.task_id))
 
 
-def _alert_baseline(event: ParsedEvent) -> Iterator[F]:
+def _alert_baseline(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("Baseline", body.baseline_id), props={
+    yield Out(_dw("Baseline", body.baseline_id), props={
         "name": body.baseline_name, "status": _code(BASELINE_STATUS, body.baseline_status),
         "biz_date": body.biz_date, "cycle": body.in_group_id, "workspace": _key(body.project_id),
         "last_alert": body.alarm_type,
@@ -391,23 +391,23 @@ def _changed_table_id(body: Any) -> str | None:
     return _named(ids.table_from_qualified(body.table_name))  # a qualified name carries its project
 
 
-def _changed_table(event: ParsedEvent) -> Iterator[F]:
+def _changed_table(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
     table_id = _changed_table_id(body)
     if table_id:
-        yield F(table_id, props={"name": _table_name(table_id), "table_type": body.table_type,
+        yield Out(table_id, props={"name": _table_name(table_id), "table_type": body.table_type,
                                  "workspace": _key(body.project_id), "last_operation": event.kind})
 
 
-def _changed_table_ref(event: ParsedEvent) -> Iterator[F]:
-    yield F(_changed_table_id(_body(event)))
+def _changed_table_ref(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(_changed_table_id(_body(event)))
 
 
-def _changed_table_project(event: ParsedEvent) -> Iterator[F]:
+def _changed_table_project(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
     table_id = _changed_table_id(body)
     if table_id and body.max_compute_project:
-        yield F(table_id, ids.maxcompute_project(body.max_compute_project))
+        yield Out(table_id, ids.maxcompute_project(body.max_compute_project))
 
 
 def _download_project(body: Any) -> str | None:
@@ -421,7 +421,7 @@ def _is_maxcompute_source(name: str | None) -> bool:
     return "odps" in text or "maxcompute" in text
 
 
-def _downloaded(event: ParsedEvent) -> Iterator[F]:
+def _downloaded(event: ParsedEvent) -> Iterator[Out]:
     """Tables the download's query reads (SQL lineage); only for MaxCompute data sources."""
     body = _body(event)
     if not body.sql_text or not _is_maxcompute_source(body.datasource_name):
@@ -432,23 +432,23 @@ def _downloaded(event: ParsedEvent) -> Iterator[F]:
              "workspace": _key(body.query_dw_project_id), "sql_errors": list(lineage.errors) or None}
     user = _user(event.actor)
     for name in dict.fromkeys(lineage.reads):
-        yield F(user, _named(ids.table_from_qualified(name)), props=props)
+        yield Out(user, _named(ids.table_from_qualified(name)), props=props)
 
 
-def _uploaded(event: ParsedEvent) -> Iterator[F]:
+def _uploaded(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_user(event.actor), _table_from_guid(body.table_guid), props={
+    yield Out(_user(event.actor), _table_from_guid(body.table_guid), props={
         "source_type": body.upload_source_type, "table_operation": body.opt_table_type, "write_type": body.write_type,
         "conflict_mode": body.conflict_mode, "file_size": body.file_size, "datasource": body.datasource_name,
         "workspace": _key(body.query_dw_project_id),
     })
 
 
-def _uploaded_table(event: ParsedEvent) -> Iterator[F]:
+def _uploaded_table(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
     table_id = _table_from_guid(body.table_guid)
     if table_id:
-        yield F(table_id, props={"name": _table_name(table_id), "last_upload_write_type": body.write_type,
+        yield Out(table_id, props={"name": _table_name(table_id), "last_upload_write_type": body.write_type,
                                  "last_upload_by": _key(event.actor)})
 
 
@@ -473,12 +473,12 @@ def _mapping_text(m: Any) -> str:
     return f"{src} -> {dst}"
 
 
-def _di_job(jobs: _DiJobs) -> Callable[[ParsedEvent], Iterator[F]]:
-    def di_jobs(event: ParsedEvent) -> Iterator[F]:
+def _di_job(jobs: _DiJobs) -> Callable[[ParsedEvent], Iterator[Out]]:
+    def di_jobs(event: ParsedEvent) -> Iterator[Out]:
         body = _body(event)
         setting = body.setting
         for job_id, name, mappings in jobs(body):
-            yield F(_dw("Job", job_id), props={
+            yield Out(_dw("Job", job_id), props={
                 "name": name, "job_type": "data_integration",
                 "table_mapping": [_mapping_text(m) for m in mappings] or None,
                 "force_run": getattr(body, "force_run", None), "env": getattr(body, "env", None),
@@ -490,25 +490,25 @@ def _di_job(jobs: _DiJobs) -> Callable[[ParsedEvent], Iterator[F]]:
     return di_jobs
 
 
-def _di_job_project(jobs: _DiJobs) -> Callable[[ParsedEvent], Iterator[F]]:
-    def projects(event: ParsedEvent) -> Iterator[F]:
+def _di_job_project(jobs: _DiJobs) -> Callable[[ParsedEvent], Iterator[Out]]:
+    def projects(event: ParsedEvent) -> Iterator[Out]:
         body = _body(event)
         for job_id, _name, _mappings in jobs(body):
-            yield F(_dw("Job", job_id), _workspace(body.project_id))
+            yield Out(_dw("Job", job_id), _workspace(body.project_id))
 
     return projects
 
 
-def _di_destinations(jobs: _DiJobs) -> Callable[[ParsedEvent], Iterator[F]]:
+def _di_destinations(jobs: _DiJobs) -> Callable[[ParsedEvent], Iterator[Out]]:
     """Destination tables that name themselves (a Data Map GUID); a bare name under a data source
     (``odps_first``) does not say which project, and regex mappings name no table."""
 
-    def destinations(event: ParsedEvent) -> Iterator[F]:
+    def destinations(event: ParsedEvent) -> Iterator[Out]:
         for job_id, name, mappings in jobs(_body(event)):
             for m in mappings:
                 table_id = _table_from_guid(m.dst_table)
                 if table_id:
-                    yield F(table_id, props={"name": _table_name(table_id), "di_job": _key(job_id),
+                    yield Out(table_id, props={"name": _table_name(table_id), "di_job": _key(job_id),
                                              "di_job_name": name, "di_source": _mapping_text(m).split(" -> ")[0]})
 
     return destinations
@@ -528,11 +528,11 @@ def _approved(body: Any) -> bool:
     return not any(word in (status or "").lower() for status in statuses for word in DENIED_WORDS)
 
 
-def _approval(finished: bool) -> Callable[[ParsedEvent], Iterator[F]]:
+def _approval(finished: bool) -> Callable[[ParsedEvent], Iterator[Out]]:
     """The request order; a finished one says whether it granted (see :data:`DENIED_WORDS`)."""
 
-    def approval(event: ParsedEvent) -> Iterator[F]:
-        yield F(_approval_id(_body(event)), props=_approval_props(_body(event), finished))
+    def approval(event: ParsedEvent) -> Iterator[Out]:
+        yield Out(_approval_id(_body(event)), props=_approval_props(_body(event), finished))
 
     return approval
 
@@ -586,30 +586,30 @@ def _granted(event: ParsedEvent) -> Iterator[tuple[MaxComputeAuthorizedObject, A
             yield item, content
 
 
-def _grants(targets: _TargetsOf) -> Callable[[ParsedEvent], Iterator[F]]:
+def _grants(targets: _TargetsOf) -> Callable[[ParsedEvent], Iterator[Out]]:
     """Every grantee x every object x every action: one CAN_ACCESS per action, until ``applyPeriod``."""
 
-    def grants(event: ParsedEvent) -> Iterator[F]:
+    def grants(event: ParsedEvent) -> Iterator[Out]:
         approval = _key(_body(event).process.process_id or _body(event).process_id)
         for item, content in _granted(event):
             for dst in targets(item):
                 for account in content.grantee_accounts:
                     for action in dict.fromkeys(str(a).strip() for a in item.actions if str(a).strip()):
-                        yield F(_user(account.grantee_id), dst, qualifier=action.lower(), until=content.expires_at,
+                        yield Out(_user(account.grantee_id), dst, qualifier=action.lower(), until=content.expires_at,
                                 props={"privileges": [action], "approval": approval,
                                        "grantee_name": account.grantee_name, "env": item.env_type})
 
     return grants
 
 
-def _permission_changes(targets: _TargetsOf) -> Callable[[ParsedEvent], Iterator[F]]:
-    def changes(event: ParsedEvent) -> Iterator[F]:
+def _permission_changes(targets: _TargetsOf) -> Callable[[ParsedEvent], Iterator[Out]]:
+    def changes(event: ParsedEvent) -> Iterator[Out]:
         seen: set[str] = set()
         for item, _content in _granted(event):
             for target in targets(item):
                 if target and target not in seen and item.actions:
                     seen.add(target)
-                    yield F(target)
+                    yield Out(target)
 
     return changes
 
@@ -653,43 +653,43 @@ def _rules_on_target(event: ParsedEvent) -> Iterator[tuple[Any, str | None]]:
             yield rule, table_id
 
 
-def _target_rules(event: ParsedEvent) -> Iterator[F]:
+def _target_rules(event: ParsedEvent) -> Iterator[Out]:
     for rule, _table in _rules_on_target(event):
-        yield F(_dw("QualityRule", rule.id), props=_rule_props(rule))
+        yield Out(_dw("QualityRule", rule.id), props=_rule_props(rule))
 
 
-def _target_checks(event: ParsedEvent) -> Iterator[F]:
+def _target_checks(event: ParsedEvent) -> Iterator[Out]:
     for rule, table_id in _rules_on_target(event):
-        yield F(_dw("QualityRule", rule.id), table_id)
+        yield Out(_dw("QualityRule", rule.id), table_id)
 
 
-def _target_table(event: ParsedEvent) -> Iterator[F]:
+def _target_table(event: ParsedEvent) -> Iterator[Out]:
     """The monitored table, with the names of the rules / monitor being set up on it."""
     body = _body(event)
     table_id = _table_from_guid(body.target.table_guid)
     if table_id:
-        yield F(table_id, props={"name": _table_name(table_id),
+        yield Out(table_id, props={"name": _table_name(table_id),
                                  "quality_rules_added": [r.name for r in body.rules if r.name] or None,
                                  "quality_monitor": getattr(body, "name", None)
                                  or _key(getattr(body, "data_quality_task_id", None))})
 
 
-def _clone_targets(event: ParsedEvent) -> Iterator[F]:
+def _clone_targets(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
     for target in body.targets:
         table_id = _table_from_guid(target.table_guid)
         if table_id:
-            yield F(table_id, props={"name": _table_name(table_id), "quality_monitor_cloned_from": _key(body.id)})
+            yield Out(table_id, props={"name": _table_name(table_id), "quality_monitor_cloned_from": _key(body.id)})
 
 
-def _rule(event: ParsedEvent) -> Iterator[F]:
+def _rule(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("QualityRule", body.id), props=_rule_props(body))
+    yield Out(_dw("QualityRule", body.id), props=_rule_props(body))
 
 
-def _deleted_rules(event: ParsedEvent) -> Iterator[F]:
+def _deleted_rules(event: ParsedEvent) -> Iterator[Out]:
     for rule_id in _body(event).ids:
-        yield F(_dw("QualityRule", rule_id))
+        yield Out(_dw("QualityRule", rule_id))
 
 
 def _checked_table(body: Any) -> str | None:
@@ -705,31 +705,31 @@ def _check_props(body: Any) -> dict[str, Any]:
             "quality_partition": body.actual_expression}
 
 
-def _checked_rule(event: ParsedEvent) -> Iterator[F]:
+def _checked_rule(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("QualityRule", body.rule_id), props={
+    yield Out(_dw("QualityRule", body.rule_id), props={
         "name": body.rule_name, "strength": _code(BLOCK_TYPE, body.block_type), "method": body.method_name,
         "column": None if (body.property or "-") == "-" else body.property, "comment": body.comment,
         "trigger": body.external_type or "manual", "last_check": _key(body.id), **_check_props(body),
     })
 
 
-def _checked_table_fact(event: ParsedEvent) -> Iterator[F]:
+def _checked_table_fact(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
     table_id = _checked_table(body)
     if table_id:
-        yield F(table_id, props={"name": _table_name(table_id), "quality_rule": _key(body.rule_id),
+        yield Out(table_id, props={"name": _table_name(table_id), "quality_rule": _key(body.rule_id),
                                  **_check_props(body)})
 
 
-def _rule_checks_table(event: ParsedEvent) -> Iterator[F]:
+def _rule_checks_table(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("QualityRule", body.rule_id), _checked_table(body))
+    yield Out(_dw("QualityRule", body.rule_id), _checked_table(body))
 
 
-def _feedback(event: ParsedEvent) -> Iterator[F]:
+def _feedback(event: ParsedEvent) -> Iterator[Out]:
     body = _body(event)
-    yield F(_dw("QualityRule", body.rule_id), props={
+    yield Out(_dw("QualityRule", body.rule_id), props={
         "last_feedback": body.feedback_content, "last_feedback_by": body.create_user,
         "last_feedback_at": body.begin_time, "last_feedback_check": _key(body.rule_check_id),
     })
@@ -740,10 +740,10 @@ def _feedback(event: ParsedEvent) -> Iterator[F]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _workspace_of(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[F]]:
-    def workspace(event: ParsedEvent) -> Iterator[F]:
+def _workspace_of(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[Out]]:
+    def workspace(event: ParsedEvent) -> Iterator[Out]:
         body = _body(event)
-        yield F(_workspace(body.project_id), props={"name": body.project_name, **props})
+        yield Out(_workspace(body.project_id), props={"name": body.project_name, **props})
 
     return workspace
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from types import ModuleType
-from typing import Any
 
 from lineage.events import registry
 from lineage.facts import core, datahub, dataphin, dataworks, maxcompute
@@ -19,7 +18,7 @@ from lineage.facts import core, datahub, dataphin, dataworks, maxcompute
 MAPPINGS: dict[str, ModuleType] = {m.SOURCE: m for m in (dataworks, maxcompute, dataphin, datahub)}
 
 
-def facts_of_event(source: str, kind: str, event_id: str, event_time: datetime | None, doc: str) -> list[tuple[Any, ...]]:
+def facts_of_event(source: str, kind: str, event_id: str, event_time: datetime | None, doc: str) -> list[core.Fact]:
     """All facts of one accepted event, or a single ``error`` fact saying why there are none."""
     try:
         event = registry.parse_record(json.loads(doc))

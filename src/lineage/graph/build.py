@@ -22,12 +22,12 @@ from lineage.facts import core
 from lineage.facts.extract import facts_of_event
 from lineage.graph import fold
 from lineage.graph.aliases import read_aliases
+from lineage.schema import EXTRACTED, FACTS
 from lineage.warehouse import Warehouse
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-EXTRACTED_DDL = "source string, event_id string, version string, facts int, extracted_at timestamp"
 # What the facts depend on: a change to any of these files re-extracts every event.
 VERSIONED_MODULES = ("lineage.facts", "lineage.events", "lineage.events.dataworks")
 VERSIONED_FILES = ("ids.py", "sqllineage.py")
@@ -131,7 +131,7 @@ def build(
     if new_count:
         say(f"extracting facts from {new_count} new event(s) of {total_events}")
         rdd = new.rdd.flatMap(lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]))
-        facts_new = spark.createDataFrame(rdd, core.FACT_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+        facts_new = spark.createDataFrame(rdd, FACTS.ddl).persist(StorageLevel.MEMORY_AND_DISK)
         new_facts = facts_new.count()
         if new_facts:
             facts_new.repartition("source").write.mode("append").partitionBy("source").parquet(str(wh.facts))
@@ -142,6 +142,7 @@ def build(
             .select("source", "event_id", F.lit(version).alias("version"),
                     F.coalesce("facts", F.lit(0)).cast("int").alias("facts"),
                     F.current_timestamp().alias("extracted_at"))
+            .select(*EXTRACTED.names)
         )
         extracted.coalesce(1).write.mode("append").parquet(str(wh.extracted))
         facts_new.unpersist()
@@ -150,8 +151,8 @@ def build(
     if Warehouse.has_data(wh.facts):
         facts = spark.read.parquet(str(wh.facts))
     else:
-        facts = spark.createDataFrame([], core.FACT_DDL)
-    facts = facts.select(*core.FACT_NAMES).persist(StorageLevel.MEMORY_AND_DISK)
+        facts = spark.createDataFrame([], FACTS.ddl)
+    facts = facts.select(*FACTS.names).persist(StorageLevel.MEMORY_AND_DISK)
     say("folding facts into the temporal graph")
     vertices, edges, changes = fold.fold(facts, alias_df)
     staging = wh.graph / f".staging-{build_id}"

@@ -19,15 +19,10 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from lineage.schema import CHANGES, EDGES, VERTICES
+
 FAR_FUTURE = "9999-12-31 00:00:00"
 VIA_LIMIT = 20  # FEEDS keeps the most recent jobs/nodes it came through, and their count
-
-VERTEX_COLUMNS = ("id", "label", "name", "first_seen", "last_seen", "deleted_at", "event_count", "properties")
-EDGE_COLUMNS = (
-    "src", "dst", "relationship", "qualifier", "src_label", "dst_label", "valid_from", "valid_to",
-    "last_seen", "event_count", "closed_by", "properties",
-)
-CHANGE_COLUMNS = ("change_id", "entity_id", "entity_label", "kind", "time", "actor", "event_id", "source", "properties")
 
 _ORDER = ("event_time", "event_id", "seq")
 _EDGE_KEY = ("src_id", "relationship", "dst_id", "qualifier")
@@ -99,7 +94,7 @@ def fold_vertices(facts: DataFrame) -> DataFrame:
         .withColumn("properties", F.coalesce("properties", F.create_map().cast("map<string,string>")))
         .withColumn("deleted_at", deleted)
         .withColumn("name", F.coalesce(F.col("properties")["name"], F.regexp_extract("id", r"^[^:]*:[^:]*:(.*)$", 1)))
-        .select(*VERTEX_COLUMNS)
+        .select(*VERTICES.names)
     )
 
 
@@ -151,7 +146,7 @@ def fold_edges(facts: DataFrame) -> DataFrame:
         .withColumn("properties", F.coalesce("properties", F.create_map().cast("map<string,string>")))
         .withColumnRenamed("src_id", "src")
         .withColumnRenamed("dst_id", "dst")
-        .select(*EDGE_COLUMNS)
+        .select(*EDGES.names)
     )
 
 
@@ -240,7 +235,7 @@ def fold_changes(facts: DataFrame) -> DataFrame:
         F.col("relationship").alias("kind"),
         F.col("event_time").alias("time"),
         "actor", "event_id", "source", "properties",
-    )
+    ).select(*CHANGES.names)
 
 
 def fold(facts: DataFrame, aliases: DataFrame | None = None) -> tuple[DataFrame, DataFrame, DataFrame]:
