@@ -348,6 +348,8 @@ def _job_props(event: ParsedEvent) -> dict[str, Any]:
         "sql": sql[:SQL_MAX_CHARS] if sql else None,
         "skynet_id": _skynet(event, "SKYNET_ID"),
         "skynet_taskid": _skynet(event, "SKYNET_TASKID"),
+        "error_code": getattr(event.model, "error_code", None),  # a failed run: the fold keeps the last one's
+        "error_message": getattr(event.model, "error_message", None),
     }
 
 
@@ -730,7 +732,8 @@ def _policy_change(object_label: str):
 # the table
 # --------------------------------------------------------------------------------------------
 
-_JOB_PROPS = ("name", "status", "task_name", "task_type", "project", "sql", "skynet_id", "skynet_taskid")
+_JOB_PROPS = ("name", "status", "task_name", "task_type", "project", "sql", "skynet_id", "skynet_taskid", "error_code",
+              "error_message")
 _ACL_NOTE = "grantee from OperationText (`to role r` -> Role in ProjectName, else User; UserName if none)"
 
 
