@@ -48,27 +48,13 @@ from lineage import ids  # noqa: E402
 from lineage.export import neo4j as exporter  # noqa: E402
 from lineage.export.records import NODE_LABELS, REL_TYPES  # noqa: E402
 
-# --- the Spark build's schema (read_schema of a `lineage demo` warehouse, Spark 3.5.9) ---
+# --- the Spark build's schema: its one declaration, lineage.schema (tests/test_schema.py checks a real build) ---
 
-TS = pa.timestamp("us", tz="UTC")
-PROPS = pa.map_(pa.field("key", pa.string(), nullable=False), pa.field("value", pa.string()))
-VERTICES = pa.schema([
-    ("id", pa.string()), ("label", pa.string()), ("name", pa.string()),
-    ("first_seen", TS), ("last_seen", TS), ("deleted_at", TS),
-    pa.field("event_count", pa.int64(), nullable=False), pa.field("properties", PROPS, nullable=False),
-])
-EDGES = pa.schema([
-    ("src", pa.string()), ("dst", pa.string()), ("relationship", pa.string()), ("qualifier", pa.string()),
-    ("src_label", pa.string()), ("dst_label", pa.string()),
-    ("valid_from", TS), ("valid_to", TS), ("last_seen", TS),
-    pa.field("event_count", pa.int64(), nullable=False), ("closed_by", pa.string()),
-    pa.field("properties", PROPS, nullable=False),
-])
-CHANGES = pa.schema([
-    ("change_id", pa.string()), ("entity_id", pa.string()), ("entity_label", pa.string()), ("kind", pa.string()),
-    ("time", TS), ("actor", pa.string()), ("event_id", pa.string()), ("source", pa.string()),
-    ("properties", PROPS),
-])
+from lineage.schema import CHANGES as CHANGE_DATASET  # noqa: E402
+from lineage.schema import EDGES as EDGE_DATASET  # noqa: E402
+from lineage.schema import VERTICES as VERTEX_DATASET  # noqa: E402
+
+VERTICES, EDGES, CHANGES = VERTEX_DATASET.arrow(), EDGE_DATASET.arrow(), CHANGE_DATASET.arrow()
 
 # --- a lineage-shaped graph ---
 

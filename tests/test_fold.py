@@ -7,9 +7,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from lineage import ids
-from lineage.facts.core import FACT_DDL
+from lineage.facts.core import Fact
 from lineage.graph import fold
 from lineage.graph.api import utc_row
+from lineage.schema import FACTS
 
 T0 = datetime(2024, 7, 1, tzinfo=timezone.utc)
 ALICE = "user:aliyun:1"
@@ -25,19 +26,20 @@ def day(n: float) -> datetime:
 
 
 def fact(event, when, op, src, rel=None, dst=None, *, qualifier="", props=None, until=None, failed=False, seq=0):
-    return (
-        event, "test", "Kind", when, None, seq, op, src, ids.label_of(src), rel, dst,
-        ids.label_of(dst) if dst else None,
-        qualifier, props or {}, until, failed,
+    return Fact(
+        event_id=event, source="test", kind="Kind", event_time=when, actor=None, seq=seq, op=op,
+        src_id=src, src_label=ids.label_of(src), relationship=rel, dst_id=dst,
+        dst_label=ids.label_of(dst) if dst else None,
+        qualifier=qualifier, properties=props or {}, valid_until=until, failed=failed,
     )
 
 
 def wildcard(event, when, src, rel, dst_label, seq=0):
-    return (event, "test", "Kind", when, None, seq, "retract", src, ids.label_of(src), rel, None, dst_label, "", {}, None, False)
+    return fact(event, when, "retract", src, rel)._replace(dst_label=dst_label, seq=seq)
 
 
 def run(spark, rows, aliases=None):
-    frame = spark.createDataFrame(rows, FACT_DDL)
+    frame = spark.createDataFrame(rows, FACTS.ddl)
     alias_df = spark.createDataFrame(sorted(aliases.items()), "alias string, canonical string") if aliases else None
     vertices, edges, changes = fold.fold(frame, alias_df)
     return (

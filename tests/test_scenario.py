@@ -42,6 +42,7 @@ PROJECT = "project:maxcompute:sales_dw"
 WORKSPACE = "project:dataworks:7788"
 NODE = "node:dataworks:9001"
 JOB = "job:maxcompute:20240802020000123job1"
+FAILED_JOB = "job:maxcompute:20240802030000456job2"  # sc-mc-10: its only event, a JobChange with errorCode
 
 EXPECTED_VERTICES = {
     (T("orders_raw"), "Table"), (T("customers"), "Table"), (T("orders_clean"), "Table"),
@@ -51,6 +52,7 @@ EXPECTED_VERTICES = {
     (OWNER, "User"), (ANALYST, "User"), (CAROL, "User"), (DANA, "User"),
     (NODE, "Node"), ("instance:dataworks:8001", "Instance"), ("dag:dataworks:6001", "Dag"),
     ("baseline:dataworks:501", "Baseline"), (JOB, "Job"), ("approval:dataworks:990001", "Approval"),
+    (FAILED_JOB, "Job"),  # a failed run is a Job vertex that says it failed (and has no edge)
     ("tag:datahub:PII", "Tag"), ("tag:datahub:Temporary", "Tag"),
 }
 
@@ -158,7 +160,14 @@ def test_builds_exactly_the_expected_changes(built):
 def test_failed_operations_leave_no_trace_in_the_graph(built):
     _, summary, (vertices, edges, _) = built
     ids = {v["id"] for v in vertices}
-    assert "job:maxcompute:20240802030000456job2" not in ids  # the failed job
+    # the failed job: a vertex saying it failed (issue 19), with no lineage and no other edge
+    failed_job = next(v for v in vertices if v["id"] == FAILED_JOB)
+    props = failed_job["properties"]
+    assert (props["status"], props["error_code"], props["error_message"]) == (
+        "failed", "ODPS-0130071", "Semantic analysis exception")
+    assert (props["status_time"], props["status_changes"]) == ("2024-08-02T03:00:00.000000Z", "1")
+    assert failed_job["first_seen"] == failed_job["last_seen"] == t("2024-08-02T03:00:00")
+    assert not [e for e in edges if FAILED_JOB in (e["src"], e["dst"])]
     assert "user:dataphin:3002" not in ids  # the failed Dataphin grant
     assert not [e for e in edges if e["dst"] == T("orders_daily") and e["relationship"] in ("WRITES", "FEEDS")]
     assert summary["failed_facts"] > 0 and summary["mapping_errors"] == 0
@@ -179,6 +188,19 @@ def test_identity_resolution_names_one_table_once_across_platforms(built):
     tables = sorted(v["id"] for v in vertices if v["label"] == "Table")
     assert tables == sorted({T("orders_raw"), T("customers"), T("orders_clean"), T("orders_daily"), T("tmp_backup")})
     assert not [v for v in vertices if v["id"].startswith(("user:maxcompute:", "user:datahub:"))]  # all aliased
+
+
+def test_merged_people_are_named_by_their_most_readable_name(built):
+    _, _, (vertices, _, _) = built
+    by_id = {v["id"]: v for v in vertices}
+    # aliases.csv: 2001 = aliyun$owner@corp.example = urn:li:corpuser:owner; 2002 = the RAM analyst
+    assert by_id[OWNER]["name"] == "owner"
+    assert json.loads(by_id[OWNER]["properties"]["aliases"]) == ["2001", "aliyun$owner@corp.example", "owner"]
+    # the MaxCompute events name the analyst by the account as written (RAM$...), the alias id lower-cased
+    assert by_id[ANALYST]["name"] == "RAM$analyst@corp.example:sub"
+    assert json.loads(by_id[ANALYST]["properties"]["aliases"]) == [
+        "2002", "RAM$analyst@corp.example:sub", "ram$analyst@corp.example:sub"]
+    assert "aliases" not in by_id[CAROL]["properties"]  # not merged: named as before
 
 
 def test_as_of_answers_what_was_valid_then(built, spark):
@@ -259,12 +281,12 @@ def _scenario_facts() -> list[tuple]:
 
 
 def _fold(spark, rows):
-    from lineage.facts.core import FACT_DDL
     from lineage.graph import fold
     from lineage.graph.aliases import read_aliases
+    from lineage.schema import FACTS
 
     aliases = spark.createDataFrame(sorted(read_aliases(ALIASES).items()), "alias string, canonical string")
-    vertices, edges, changes = fold.fold(spark.createDataFrame(rows, FACT_DDL), aliases)
+    vertices, edges, changes = fold.fold(spark.createDataFrame(rows, FACTS.ddl), aliases)
     return _canonical(tuple([api.utc_row(r.asDict()) for r in frame.collect()] for frame in (vertices, edges, changes)))
 
 

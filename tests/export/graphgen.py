@@ -10,21 +10,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-TS = pa.timestamp("us", tz="UTC")
-PROPS = pa.map_(pa.string(), pa.string())
-VERTEX_SCHEMA = pa.schema([
-    ("id", pa.string()), ("label", pa.string()), ("name", pa.string()), ("first_seen", TS), ("last_seen", TS),
-    ("deleted_at", TS), ("event_count", pa.int64()), ("properties", PROPS),
-])
-EDGE_SCHEMA = pa.schema([
-    ("src", pa.string()), ("dst", pa.string()), ("relationship", pa.string()), ("qualifier", pa.string()),
-    ("src_label", pa.string()), ("dst_label", pa.string()), ("valid_from", TS), ("valid_to", TS), ("last_seen", TS),
-    ("event_count", pa.int64()), ("closed_by", pa.string()), ("properties", PROPS),
-])
-CHANGE_SCHEMA = pa.schema([
-    ("change_id", pa.string()), ("entity_id", pa.string()), ("entity_label", pa.string()), ("kind", pa.string()),
-    ("time", TS), ("actor", pa.string()), ("event_id", pa.string()), ("source", pa.string()), ("properties", PROPS),
-])
+from lineage.schema import CHANGES, EDGES, VERTICES
+
+VERTEX_SCHEMA, EDGE_SCHEMA, CHANGE_SCHEMA = VERTICES.arrow(), EDGES.arrow(), CHANGES.arrow()
 T0 = datetime(2024, 7, 1, tzinfo=timezone.utc)
 
 

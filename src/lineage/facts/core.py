@@ -3,13 +3,13 @@
 A source's mapping (``lineage.facts.<source>``) is a table ``MAPPING: kind -> (Emit, ...)``.
 Each ``Emit`` says which fact it produces -- ``op`` (assert / retract / observe / change),
 ``(src label)-[relationship]->(dst label)`` or a vertex (no relationship) -- and holds a small
-function reading the validated event model into zero or more ``F`` (ids and properties). The
+function reading the validated event model into zero or more ``Out`` (ids and properties). The
 same objects generate ``docs/mapping.md``, so the documentation cannot drift from the code.
 
 Fact semantics (folded by ``lineage.graph.fold``):
 
 * ``assert``  vertex: it exists (``deleted_at`` cleared), properties merged; edge: opens (or
-  keeps open) an interval ``valid_from``; ``F.until`` closes it at an expiry.
+  keeps open) an interval ``valid_from``; ``Out.until`` closes it at an expiry.
 * ``retract`` vertex: deleted at that time; edge: closes the open interval. An edge retract
   without ``dst`` closes *every* open edge of that relationship from ``src`` (a wildcard,
   e.g. a table's columns before its new schema is asserted).
@@ -25,38 +25,45 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from lineage import ids
 from lineage.events.base import ParsedEvent
+from lineage.schema import FACTS
 
 OPS = ("assert", "retract", "observe", "change")
 ERROR = "error"  # op of the one fact row an event yields when its mapping raised: never lost
 
-FACT_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("event_id", "string"),
-    ("source", "string"),
-    ("kind", "string"),
-    ("event_time", "timestamp"),
-    ("actor", "string"),
-    ("seq", "int"),
-    ("op", "string"),
-    ("src_id", "string"),
-    ("src_label", "string"),
-    ("relationship", "string"),
-    ("dst_id", "string"),
-    ("dst_label", "string"),
-    ("qualifier", "string"),
-    ("properties", "map<string,string>"),
-    ("valid_until", "timestamp"),
-    ("failed", "boolean"),
-)
-FACT_NAMES = tuple(name for name, _ in FACT_COLUMNS)
-FACT_DDL = ", ".join(f"{name} {kind}" for name, kind in FACT_COLUMNS)
+
+
+class Fact(NamedTuple):
+    """One row of the facts dataset (``lineage.schema.FACTS``: the same columns, in order)."""
+
+    event_id: str
+    source: str
+    kind: str
+    event_time: datetime | None
+    actor: str | None
+    seq: int
+    op: str
+    src_id: str | None
+    src_label: str | None
+    relationship: str | None  # edge relationship; for op == "change": the change kind
+    dst_id: str | None
+    dst_label: str | None
+    qualifier: str
+    properties: dict[str, str]
+    valid_until: datetime | None
+    failed: bool
+
+
+FACT_NAMES = Fact._fields
+if FACT_NAMES != FACTS.names:  # one declaration of the columns: the tuple must follow it
+    raise RuntimeError(f"lineage.facts.core.Fact {FACT_NAMES} differs from lineage.schema.FACTS {FACTS.names}")
 
 
 @dataclass(frozen=True)
-class F:
+class Out:
     """One fact's ids and values, as an ``Emit`` function yields it.
 
     ``qualifier`` splits one (src, relationship, dst) into independent intervals (a privilege:
@@ -78,7 +85,7 @@ class Emit:
 
     op: str
     src: str
-    fn: Callable[[ParsedEvent], Iterable[F]]
+    fn: Callable[[ParsedEvent], Iterable[Out]]
     rel: str | None = None  # edge relationship; for op == "change": the change kind
     dst: str | None = None
     note: str = ""  # where the ids come from, for docs/mapping.md
@@ -129,32 +136,33 @@ class MappingError(ValueError):
     """A mapping produced an id of the wrong label: a bug in the table, reported per event."""
 
 
-def facts_of(event: ParsedEvent, event_id: str, mapping: Any) -> list[tuple[Any, ...]]:
-    """Apply a source mapping module to one parsed event: rows in ``FACT_COLUMNS`` order."""
+def facts_of(event: ParsedEvent, event_id: str, mapping: Any) -> list[Fact]:
+    """Apply a source mapping module to one parsed event: its facts, numbered by ``seq``."""
     emits: tuple[Emit, ...] = mapping.MAPPING.get(event.kind, ())
     failed = bool(mapping.failed(event))
     actor = mapping.actor_id(event)
-    rows: list[tuple[Any, ...]] = []
+    rows: list[Fact] = []
     for emit in emits:
-        for fact in emit.fn(event) or ():
-            if fact is None or not fact.src:
+        for out in emit.fn(event) or ():
+            if out is None or not out.src:
                 continue
-            _check(fact.src, emit.src, emit)
-            dst = fact.dst if emit.is_edge else None
+            _check(out.src, emit.src, emit)
+            dst = out.dst if emit.is_edge else None
             if dst is not None:
                 _check(dst, emit.dst, emit)
             elif emit.is_edge and emit.op != "retract":
                 continue  # an edge with no far end: nothing to assert
-            rows.append((
-                event_id, event.source, event.kind, fact.time or event.event_time, actor, len(rows),
-                "observe" if failed else emit.op,
-                fact.src, emit.src,
-                emit.rel,
-                dst, emit.dst if emit.rel and emit.op != "change" else None,
-                fact.qualifier or "",
-                clean_props(fact.props),
-                fact.until,
-                failed,
+            rows.append(Fact(
+                event_id=event_id, source=event.source, kind=event.kind,
+                event_time=out.time or event.event_time, actor=actor, seq=len(rows),
+                op="observe" if failed else emit.op,
+                src_id=out.src, src_label=emit.src,
+                relationship=emit.rel,
+                dst_id=dst, dst_label=emit.dst if emit.rel and emit.op != "change" else None,
+                qualifier=out.qualifier or "",
+                properties=clean_props(out.props),
+                valid_until=out.until,
+                failed=failed,
             ))
     return rows
 
@@ -164,6 +172,10 @@ def _check(vertex_id: str, label: str | None, emit: Emit) -> None:
         raise MappingError(f"{emit.op} {emit.src}-{emit.rel}->{emit.dst}: id {vertex_id!r} is not a {label}")
 
 
-def error_row(event_id: str, source: str, kind: str, time: datetime | None, reason: str) -> tuple[Any, ...]:
+def error_row(event_id: str, source: str, kind: str, time: datetime | None, reason: str) -> Fact:
     """The fact row standing for an event whose mapping failed (counted and listed by build)."""
-    return (event_id, source, kind, time, None, 0, ERROR, None, None, None, None, None, "", {"reason": reason}, None, False)
+    return Fact(
+        event_id=event_id, source=source, kind=kind, event_time=time, actor=None, seq=0, op=ERROR,
+        src_id=None, src_label=None, relationship=None, dst_id=None, dst_label=None, qualifier="",
+        properties={"reason": reason}, valid_until=None, failed=False,
+    )

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from lineage import ids
 from lineage.events.base import ParsedEvent, to_json_value
 from lineage.events.datahub import DataHubUrn, parse_urn
-from lineage.facts.core import Emit, F
+from lineage.facts.core import Emit, Out
 
 SOURCE = "datahub"
 
@@ -150,22 +150,22 @@ def _operation(event: ParsedEvent) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def link(event: ParsedEvent, key: str, extra: Callable[[ParsedEvent], dict[str, Any]] | None = None) -> Iterator[F]:
+def link(event: ParsedEvent, key: str, extra: Callable[[ParsedEvent], dict[str, Any]] | None = None) -> Iterator[Out]:
     """(X)-[rel]->(the urn in parameters.<key> / modifier): tags, terms, domains, properties."""
     subject = _subject(event, key)
-    yield F(_entity(event), entity_id(subject), props=extra(event) if extra else None)
+    yield Out(_entity(event), entity_id(subject), props=extra(event) if extra else None)
 
 
 def _property_values(event: ParsedEvent) -> dict[str, Any]:
     return {"values": _params(event).get("propertyValues"), "property": _subject(event, "propertyUrn")}
 
 
-def owner(event: ParsedEvent) -> Iterator[F]:
+def owner(event: ParsedEvent) -> Iterator[Out]:
     """(owner)-[:OWNS]->(X): the owner urn of parameters.ownerUrn / modifier."""
     params = _params(event)
     subject = entity_id(_subject(event, "ownerUrn"))
     if subject is not None and ids.label_of(subject) == "User":
-        yield F(subject, _entity(event), props={"ownerType": params.get("ownerType"),
+        yield Out(subject, _entity(event), props={"ownerType": params.get("ownerType"),
                                                 "ownerTypeUrn": params.get("ownerTypeUrn")})
 
 
@@ -174,9 +174,9 @@ def _what(event: ParsedEvent) -> dict[str, Any]:
     return {"operation": _operation(event).lower(), "modifier": getattr(event.model, "modifier", None)}
 
 
-def changed(event: ParsedEvent) -> Iterator[F]:
+def changed(event: ParsedEvent) -> Iterator[Out]:
     """A Change on X: the operation and the urn it applied."""
-    yield F(_entity(event), props=_what(event))
+    yield Out(_entity(event), props=_what(event))
 
 
 def _deprecated(event: ParsedEvent) -> bool:
@@ -184,25 +184,25 @@ def _deprecated(event: ParsedEvent) -> bool:
     return str(status).strip().upper() == "DEPRECATED"
 
 
-def deprecation_status(event: ParsedEvent) -> Iterator[F]:
+def deprecation_status(event: ParsedEvent) -> Iterator[Out]:
     """X with deprecated=true (status DEPRECATED) or false (any other status)."""
     status = _params(event).get("status") or getattr(event.model, "modifier", None)
-    yield F(_entity(event), props={"deprecated": _deprecated(event), "deprecation_status": status})
+    yield Out(_entity(event), props={"deprecated": _deprecated(event), "deprecation_status": status})
 
 
-def deprecated(event: ParsedEvent) -> Iterator[F]:
+def deprecated(event: ParsedEvent) -> Iterator[Out]:
     if _deprecated(event):
-        yield F(_entity(event), props={"status": "DEPRECATED"})
+        yield Out(_entity(event), props={"status": "DEPRECATED"})
 
 
-def undeprecated(event: ParsedEvent) -> Iterator[F]:
+def undeprecated(event: ParsedEvent) -> Iterator[Out]:
     if not _deprecated(event):
-        yield F(_entity(event), props={"status": _params(event).get("status") or getattr(event.model, "modifier", None)})
+        yield Out(_entity(event), props={"status": _params(event).get("status") or getattr(event.model, "modifier", None)})
 
 
-def documentation(event: ParsedEvent) -> Iterator[F]:
+def documentation(event: ParsedEvent) -> Iterator[Out]:
     """X with its new description (DOCUMENTATION events; not in the seed)."""
-    yield F(_entity(event), props={"description": _params(event).get("description"),
+    yield Out(_entity(event), props={"description": _params(event).get("description"),
                                    "documentation": _operation(event).lower()})
 
 
@@ -220,65 +220,65 @@ def _field(event: ParsedEvent) -> tuple[str, str, str] | None:
     return table_id, ids.column(table_id, path), path
 
 
-def column_edge(event: ParsedEvent) -> Iterator[F]:
+def column_edge(event: ParsedEvent) -> Iterator[Out]:
     """(Table)-[:HAS_COLUMN]->(Column) for the field added / removed / modified."""
     field = _field(event)
     if field:
-        yield F(field[0], field[1], props={"field_path": field[2], "nullable": _params(event).get("nullable")})
+        yield Out(field[0], field[1], props={"field_path": field[2], "nullable": _params(event).get("nullable")})
 
 
-def column_vertex(event: ParsedEvent) -> Iterator[F]:
+def column_vertex(event: ParsedEvent) -> Iterator[Out]:
     """The Column itself, named by its field path."""
     field = _field(event)
     if field:
-        yield F(field[1], props={"name": field[2], "nullable": _params(event).get("nullable")})
+        yield Out(field[1], props={"name": field[2], "nullable": _params(event).get("nullable")})
 
 
-def schema_changed(event: ParsedEvent) -> Iterator[F]:
+def schema_changed(event: ParsedEvent) -> Iterator[Out]:
     """A Change on the table whose schema gained, lost or altered a field."""
     field = _field(event)
     if field:
-        yield F(field[0], props={"operation": _operation(event).lower(), "field_path": field[2]})
+        yield Out(field[0], props={"operation": _operation(event).lower(), "field_path": field[2]})
 
 
 def _is_proposal(event: ParsedEvent) -> bool:
     return ids.label_of(_entity(event) or "") == "Proposal"
 
 
-def entity_vertex(event: ParsedEvent) -> Iterator[F]:
+def entity_vertex(event: ParsedEvent) -> Iterator[Out]:
     """X itself, named (LIFECYCLE of anything but an action request)."""
     if not _is_proposal(event):
         parsed = _parse(getattr(event.model, "entity_urn", None))
-        yield F(_entity(event), props={"name": _name(parsed), "platform": parsed.platform if parsed else None,
+        yield Out(_entity(event), props={"name": _name(parsed), "platform": parsed.platform if parsed else None,
                                        "env": parsed.env if parsed else None,
                                        "lifecycle": _operation(event).lower()})
 
 
-def entity_changed(event: ParsedEvent) -> Iterator[F]:
+def entity_changed(event: ParsedEvent) -> Iterator[Out]:
     if not _is_proposal(event):
-        yield F(_entity(event), props={"operation": _operation(event).lower()})
+        yield Out(_entity(event), props={"operation": _operation(event).lower()})
 
 
 _PROPOSED_KEYS = ("tagUrn", "glossaryTermUrn", "domains", "owners", "description", "structuredProperties",
                   "glossaryEntityName", "parentNodeUrn")
 
 
-def proposal(event: ParsedEvent) -> Iterator[F]:
+def proposal(event: ParsedEvent) -> Iterator[Out]:
     """The pending action request: its type, target and what it proposes (not applied)."""
     if _is_proposal(event):
         params = _params(event)
-        yield F(_entity(event), props={
+        yield Out(_entity(event), props={
             "name": _name(getattr(event.model, "entity_urn", None)),
             "type": params.get("actionRequestType"), "status": "pending",
             "resource": params.get("resourceUrn"), "resource_type": params.get("resourceType"),
             **{key: params[key] for key in _PROPOSED_KEYS if params.get(key) not in (None, "", [], {})}})
 
 
-def proposed(event: ParsedEvent) -> Iterator[F]:
+def proposed(event: ParsedEvent) -> Iterator[Out]:
     """(Proposal)-[:PROPOSED]->(the resourceUrn it would change)."""
     if _is_proposal(event):
         params = _params(event)
-        yield F(_entity(event), entity_id(params.get("resourceUrn")), props={"type": params.get("actionRequestType")})
+        yield Out(_entity(event), entity_id(params.get("resourceUrn")), props={"type": params.get("actionRequestType")})
 
 
 # --------------------------------------------------------------------------------------------
@@ -286,7 +286,7 @@ def proposed(event: ParsedEvent) -> Iterator[F]:
 # --------------------------------------------------------------------------------------------
 
 
-def only(event: ParsedEvent, fn: Callable[[ParsedEvent], Iterable[F]], src: str, dst: str | None) -> Iterator[F]:
+def only(event: ParsedEvent, fn: Callable[[ParsedEvent], Iterable[Out]], src: str, dst: str | None) -> Iterator[Out]:
     """The facts of ``fn`` whose ends have the row's labels. An edge needs both ends: a malformed
     event (a term as a tag's modifier, an unknown urn) yields nothing, never a wrongly labelled
     fact nor a wildcard retract."""
@@ -295,7 +295,7 @@ def only(event: ParsedEvent, fn: Callable[[ParsedEvent], Iterable[F]], src: str,
             yield fact
 
 
-def _per_label(labels: tuple[str, ...], *, fn: Callable[[ParsedEvent], Iterable[F]], src: str | None = None,
+def _per_label(labels: tuple[str, ...], *, fn: Callable[[ParsedEvent], Iterable[Out]], src: str | None = None,
                dst: str | None = None, **emit: Any) -> tuple[Emit, ...]:
     """One Emit per label of X; X is the src, or the dst when ``src`` is fixed (OWNS, PROPOSED)."""
     if src is None:

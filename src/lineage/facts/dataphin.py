@@ -24,7 +24,7 @@ from typing import Any
 from lineage import ids
 from lineage.events.base import ParsedEvent, lenient_time, to_list
 from lineage.events.dataphin import KINDS
-from lineage.facts.core import Emit, F
+from lineage.facts.core import Emit, Out
 
 SOURCE = "dataphin"
 
@@ -143,7 +143,7 @@ def _rejected(event: ParsedEvent) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def _access(event: ParsedEvent, grantees: list[str], expiry: bool) -> Iterator[F]:
+def _access(event: ParsedEvent, grantees: list[str], expiry: bool) -> Iterator[Out]:
     """One CAN_ACCESS fact per grantee and privilege; qualifier "" when no privilege is named."""
     obj = _object(event)
     if obj is None:
@@ -154,69 +154,69 @@ def _access(event: ParsedEvent, grantees: list[str], expiry: bool) -> Iterator[F
         for privilege in _privileges(event) or [""]:
             props = {**props_common, "privileges": [privilege] if privilege else None,
                      "expires": until}
-            yield F(grantee, obj[0], props=props, qualifier=privilege, until=until)
+            yield Out(grantee, obj[0], props=props, qualifier=privilege, until=until)
 
 
-def granted(event: ParsedEvent) -> Iterator[F]:
+def granted(event: ParsedEvent) -> Iterator[Out]:
     """GrantPermission / grantMetaDataTable: the request's grantee gets each privilege."""
     yield from _access(event, _grantees(event), expiry=True)
 
 
-def approved(event: ParsedEvent) -> Iterator[F]:
+def approved(event: ParsedEvent) -> Iterator[Out]:
     """ApprovePrivilege: an approval grants the request's grantee; a rejection grants nothing."""
     if not _rejected(event):
         yield from _access(event, _grantees(event), expiry=True)
 
 
-def revoked(event: ParsedEvent) -> Iterator[F]:
+def revoked(event: ParsedEvent) -> Iterator[Out]:
     """RevokePermission: closes the request grantee's intervals of each privilege named."""
     yield from _access(event, _grantees(event), expiry=False)
 
 
-def relinquished(event: ParsedEvent) -> Iterator[F]:
+def relinquished(event: ParsedEvent) -> Iterator[Out]:
     """ReturnPermission / AuthorizeExpire: the holder (grantee, else the actor) loses access."""
     yield from _access(event, _grantees(event, holder_is_actor=True), expiry=False)
 
 
-def _permission_change(event: ParsedEvent, holders: list[str]) -> Iterator[F]:
+def _permission_change(event: ParsedEvent, holders: list[str]) -> Iterator[Out]:
     obj = _object(event)
     if obj is not None and not _rejected(event):
-        yield F(obj[0], props={"action": event.kind, "privileges": _privileges(event) or None,
+        yield Out(obj[0], props={"action": event.kind, "privileges": _privileges(event) or None,
                                "grantees": holders or None, "expires": _expiry(event)})
 
 
-def permission_changed(event: ParsedEvent) -> Iterator[F]:
+def permission_changed(event: ParsedEvent) -> Iterator[Out]:
     """A permission on the object changed, even when the record does not say whose."""
     yield from _permission_change(event, _grantees(event))
 
 
-def holder_permission_changed(event: ParsedEvent) -> Iterator[F]:
+def holder_permission_changed(event: ParsedEvent) -> Iterator[Out]:
     """As ``permission_changed``; the holder defaults to the actor (ReturnPermission, AuthorizeExpire)."""
     yield from _permission_change(event, _grantees(event, holder_is_actor=True))
 
 
-def resource_seen(event: ParsedEvent) -> Iterator[F]:
+def resource_seen(event: ParsedEvent) -> Iterator[Out]:
     """The table/project the record names, with its name (and the ticket of a permission event)."""
     obj = _object(event)
     if obj is not None:
-        yield F(obj[0], props={"name": obj[1], "ticket_id": _req(event, "ticket"),
+        yield Out(obj[0], props={"name": obj[1], "ticket_id": _req(event, "ticket"),
                                "approval_result": _req(event, "result")})
 
 
-def actor_seen(event: ParsedEvent) -> Iterator[F]:
+def actor_seen(event: ParsedEvent) -> Iterator[Out]:
     """The acting user with the username and account of ``user_identity``."""
     identity = getattr(event.model, "user_identity", None)
     if identity is not None and identity.user_id:
-        yield F(ids.dataphin_user(identity.user_id), props={
+        yield Out(ids.dataphin_user(identity.user_id), props={
             "name": identity.user_name, "tenant_id": identity.tenant_id, "account_id": identity.account_id})
 
 
-def _only(label: str, fn: Callable[[ParsedEvent], Iterable[F]]) -> Callable[[ParsedEvent], Iterator[F]]:
+def _only(label: str, fn: Callable[[ParsedEvent], Iterable[Out]]) -> Callable[[ParsedEvent], Iterator[Out]]:
     """``fn`` restricted to facts whose src (vertex) or dst (edge) is a ``label``: one table row
     per object label, since a row's labels are fixed."""
 
     @functools.wraps(fn)
-    def only(event: ParsedEvent) -> Iterator[F]:
+    def only(event: ParsedEvent) -> Iterator[Out]:
         for fact in fn(event):
             if ids.label_of(fact.dst if fact.dst is not None else fact.src) == label:
                 yield fact
@@ -241,8 +241,8 @@ GENERIC: tuple[Emit, ...] = (
 """Every catalogue event: who acted, and the table its resource names (if any)."""
 
 
-def _permission_rows(op: str, fn: Callable[[ParsedEvent], Iterable[F]], note: str,
-                     change: Callable[[ParsedEvent], Iterable[F]] = permission_changed) -> tuple[Emit, ...]:
+def _permission_rows(op: str, fn: Callable[[ParsedEvent], Iterable[Out]], note: str,
+                     change: Callable[[ParsedEvent], Iterable[Out]] = permission_changed) -> tuple[Emit, ...]:
     """An access edge per object label, its permission_change, and the objects/actor seen."""
     return (
         *(Emit(op=op, src="User", rel="CAN_ACCESS", dst=label, fn=_only(label, fn), note=note, extra=_ACCESS_EXTRA)

@@ -27,7 +27,7 @@ def fact_table(source: Source) -> FactTable:
     return source.mapping
 
 
-def facts_of_event(source: str, kind: str, event_id: str, event_time: datetime | None, doc: str) -> list[tuple[Any, ...]]:
+def facts_of_event(source: str, kind: str, event_id: str, event_time: datetime | None, doc: str) -> list[core.Fact]:
     """All facts of one accepted event, or a single ``error`` fact saying why there are none."""
     try:
         event = registry.parse_record(json.loads(doc))

@@ -1,4 +1,4 @@
-"""Reading the built graph: DataFrames or a GraphFrame, optionally as of a moment.
+"""Reading the built graph: DataFrames (or plain rows), optionally as of a moment.
 
 ``as_of`` keeps what was valid at that instant by the one rule of :mod:`lineage.graph.asof`:
 vertices first seen at or before it and not deleted by then, edges whose interval
@@ -93,14 +93,6 @@ def changes(
     if (end := to_time(until)) is not None:
         frame = frame.where(F.col("time") < F.lit(end).cast("timestamp"))
     return frame
-
-
-def graph_frame(warehouse: str | Path, spark: "SparkSession | None" = None, as_of: Any = None) -> Any:
-    """A GraphFrame of the built graph (as of a moment when given); needs the GraphFrames jar."""
-    from graphframes import GraphFrame
-
-    vertices, edges = load(warehouse, spark, as_of)
-    return GraphFrame(vertices, edges)
 
 
 # --------------------------------------------------------------------------------------------

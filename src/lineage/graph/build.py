@@ -22,6 +22,7 @@ from lineage.graph import fold
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
 from lineage.runs import RunReport, new_run_id
+from lineage.schema import EXTRACTED, FACTS
 from lineage.settings import Settings
 from lineage.warehouse import Warehouse
 
@@ -30,7 +31,6 @@ if TYPE_CHECKING:
 
     from pyspark.sql import DataFrame, SparkSession
 
-EXTRACTED_DDL = "source string, event_id string, version string, facts int, extracted_at timestamp"
 # What the facts depend on: every source file of these packages (sub-packages included, so a
 # new source or a split module is covered without editing a list) and of these modules; a
 # change to any of them re-extracts every event. Absent ones are skipped.
@@ -150,7 +150,7 @@ def build(
     if new_count:
         say(f"extracting facts from {new_count} new event(s) of {total_events}")
         rdd = new.rdd.flatMap(lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]))
-        facts_new = spark.createDataFrame(rdd, core.FACT_DDL).persist(StorageLevel.MEMORY_AND_DISK)
+        facts_new = spark.createDataFrame(rdd, FACTS.ddl).persist(StorageLevel.MEMORY_AND_DISK)
         new_facts = facts_new.count()
         if new_facts:
             facts_new.repartition("source").write.mode("append").partitionBy("source").parquet(str(wh.facts))
@@ -161,6 +161,7 @@ def build(
             .select("source", "event_id", F.lit(version).alias("version"),
                     F.coalesce("facts", F.lit(0)).cast("int").alias("facts"),
                     F.current_timestamp().alias("extracted_at"))
+            .select(*EXTRACTED.names)
         )
         extracted.coalesce(1).write.mode("append").parquet(str(wh.extracted))
         facts_new.unpersist()
@@ -169,8 +170,8 @@ def build(
     if Warehouse.has_data(wh.facts):
         facts = spark.read.parquet(str(wh.facts))
     else:
-        facts = spark.createDataFrame([], core.FACT_DDL)
-    facts = facts.select(*core.FACT_NAMES).persist(StorageLevel.MEMORY_AND_DISK)
+        facts = spark.createDataFrame([], FACTS.ddl)
+    facts = facts.select(*FACTS.names).persist(StorageLevel.MEMORY_AND_DISK)
     say("folding facts into the temporal graph")
     vertices, edges, changes = fold.fold(facts, alias_df)
     staging = wh.graph / f".staging-{build_id}"

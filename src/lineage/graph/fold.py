@@ -7,11 +7,22 @@
 * **Vertices** are every id a fact names: first/last seen, event count, properties merged
   (latest value per key wins), ``deleted_at`` when the latest vertex retract is after the
   latest vertex assert.
+* **Run statuses** (``STATUS_LABELS``: Job, Instance) are decided as a whole by the last status
+  report, failed operations included (their other facts stay skipped): ``status`` (``failed``
+  for a failed operation), ``status_time``, that report's ``error_code``/``error_message``/
+  ``status_code`` (nothing stale from an earlier run), and ``status_changes``. Reports at the
+  same instant are ordered by ``STATUS_RANK`` (later lifecycle stage wins), then event id.
+* **Single-valued relationships** (``SINGLE_VALUED``: a node's owner, its baseline): a new far
+  end closes the previous one's interval when it is asserted.
+* **Merged people** (``aliases``): a canonical vertex is named by the most readable of its
+  names (``readable_name``: a non-numeric name over a numeric uid, then the shorter, then the
+  alphabetically first) and keeps them all in ``properties.aliases`` (a sorted JSON list).
 * **FEEDS** is derived: a Job or Node that READS ``a`` and WRITES ``b`` while both edges are
   valid makes ``(a)-[:FEEDS]->(b)``; overlapping intervals of one table pair merge into one.
 * **Changes** are the ``change`` facts, one record each.
 
-Failed operations and mapping errors are skipped here (they stay in the facts dataset).
+Failed operations and mapping errors are skipped here (they stay in the facts dataset), except
+that a failed run's status report decides its Job or Instance status.
 """
 
 from __future__ import annotations
@@ -19,15 +30,31 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from lineage.schema import CHANGES, EDGES, VERTICES
+
 FAR_FUTURE = "9999-12-31 00:00:00"
 VIA_LIMIT = 20  # FEEDS keeps the most recent jobs/nodes it came through, and their count
 
-VERTEX_COLUMNS = ("id", "label", "name", "first_seen", "last_seen", "deleted_at", "event_count", "properties")
-EDGE_COLUMNS = (
-    "src", "dst", "relationship", "qualifier", "src_label", "dst_label", "valid_from", "valid_to",
-    "last_seen", "event_count", "closed_by", "properties",
-)
-CHANGE_COLUMNS = ("change_id", "entity_id", "entity_label", "kind", "time", "actor", "event_id", "source", "properties")
+STATUS_LABELS = ("Job", "Instance")  # vertices whose status is their last reported one, failures included
+STATUS_KEYS = ("status", "status_code", "error_code", "error_message")  # one report's values, taken together
+STATUS_RANK: dict[str, int] = {  # same-instant reports: the later stage of a run wins (lower-case status)
+    "not_run": 0, "submitted": 0,
+    "waiting_time": 1, "waiting_resource": 1, "checking_condition": 1,
+    "running": 2, "checking_quality": 3,
+    "terminated": 4, "success": 4, "succeeded": 4,
+    "failure": 5, "failed": 5, "cancelled": 5,
+}
+TIME_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'"  # status_time: the export's fixed-width UTC form (session is UTC)
+FAILED = "failed"  # the status of a run whose report is a failed operation (MaxCompute errorCode / Failed)
+UNKNOWN_RANK = 2  # a status word not in STATUS_RANK ranks with running
+
+# (relationship, src label, dst label) -> the side that has one far end at a time: asserting a new
+# one closes the previous (a DataWorks node has one ownerId and one baselineId; DataHub owners
+# are many, added and removed explicitly, so OWNS of other labels is not here)
+SINGLE_VALUED: dict[tuple[str, str, str], str] = {
+    ("OWNS", "User", "Node"): "dst",
+    ("IN_BASELINE", "Node", "Baseline"): "src",
+}
 
 _ORDER = ("event_time", "event_id", "seq")
 _EDGE_KEY = ("src_id", "relationship", "dst_id", "qualifier")
@@ -68,8 +95,45 @@ def _latest_props(rows: DataFrame, key: list[str]) -> DataFrame:
     )
 
 
-def fold_vertices(facts: DataFrame) -> DataFrame:
-    """Every id a fact names, with its lifetime, properties and deletion."""
+def status_reports(facts: DataFrame) -> DataFrame:
+    """The status reports of ``STATUS_LABELS`` vertices, failed operations included (the only
+    facts of a failed operation the fold reads): one row per fact, status ``failed`` if failed."""
+    reports = facts.where(
+        F.col("relationship").isNull() & F.col("op").isin("assert", "observe") & F.col("src_label").isin(*STATUS_LABELS)
+        & F.col("properties")["status"].isNotNull()
+    ).dropDuplicates(["event_id", "seq"])
+    status = F.when(F.col("failed"), F.lit(FAILED)).otherwise(F.col("properties")["status"])
+    rank = F.coalesce(_rank_of(F.lower(status)), F.lit(UNKNOWN_RANK))
+    return reports.select(
+        F.col("src_id").alias("id"), F.col("src_label").alias("label"), *_ORDER, "failed",
+        status.alias("status"), rank.alias("rank"),
+        *[F.col("properties")[key].alias(key) for key in STATUS_KEYS if key != "status"],
+    )
+
+
+def _rank_of(status: Column) -> Column:
+    ranks = F.create_map(*[F.lit(x) for pair in sorted(STATUS_RANK.items()) for x in pair])
+    return ranks[status]
+
+
+def _latest_status(reports: DataFrame) -> DataFrame:
+    """Per vertex: the map of its last report's status keys, ``status_time``, ``status_changes``."""
+    window = Window.partitionBy("id").orderBy(
+        F.col("event_time").desc_nulls_last(), F.col("rank").desc(), F.col("event_id").desc(), F.col("seq").desc()
+    )
+    counts = reports.groupBy("id").agg(F.countDistinct("event_id").alias("_changes"))
+    last = reports.withColumn("_n", F.row_number().over(window)).where("_n = 1").join(counts, "id")
+    entries = [F.struct(F.lit(key).alias("k"), F.col(key).alias("v")) for key in STATUS_KEYS] + [
+        F.struct(F.lit("status_time").alias("k"), F.date_format("event_time", TIME_FORMAT).alias("v")),
+        F.struct(F.lit("status_changes").alias("k"), F.col("_changes").cast("string").alias("v")),
+    ]
+    present = F.filter(F.array(*entries), lambda e: e["v"].isNotNull() & (e["v"] != ""))
+    return last.select("id", F.map_from_entries(F.array_sort(present)).alias("_status"))
+
+
+def fold_vertices(facts: DataFrame, reports: DataFrame | None = None) -> DataFrame:
+    """Every id a fact names, with its lifetime, properties and deletion; ``reports`` (from
+    :func:`status_reports`) decide the run status of ``STATUS_LABELS`` vertices."""
     is_vertex_fact = F.col("relationship").isNull() & F.col("op").isin("assert", "retract", "observe")
     mentions = facts.select(
         F.col("src_id").alias("id"), F.col("src_label").alias("label"), *_ORDER,
@@ -81,6 +145,13 @@ def fold_vertices(facts: DataFrame) -> DataFrame:
             F.lit(None).cast("string").alias("vop"), F.lit(None).cast("map<string,string>").alias("properties"),
         )
     )
+    if reports is not None:  # a failed run is still seen (and counted) at its failure
+        mentions = mentions.unionByName(
+            reports.where(F.col("failed")).select(
+                "id", "label", *_ORDER, F.lit(None).cast("string").alias("vop"),
+                F.lit(None).cast("map<string,string>").alias("properties"),
+            )
+        )
     base = mentions.groupBy("id").agg(
         F.min("label").alias("label"),
         F.min("event_time").alias("first_seen"),
@@ -94,13 +165,27 @@ def fold_vertices(facts: DataFrame) -> DataFrame:
         F.col("_retracted").isNotNull() & (F.col("_asserted").isNull() | (F.col("_retracted") >= F.col("_asserted"))),
         F.col("_retracted"),
     )
-    return (
+    vertices = (
         base.join(props, "id", "left")
         .withColumn("properties", F.coalesce("properties", F.create_map().cast("map<string,string>")))
-        .withColumn("deleted_at", deleted)
-        .withColumn("name", F.coalesce(F.col("properties")["name"], F.regexp_extract("id", r"^[^:]*:[^:]*:(.*)$", 1)))
-        .select(*VERTEX_COLUMNS)
     )
+    if reports is not None:
+        vertices = vertices.join(_latest_status(reports), "id", "left").withColumn(
+            "properties",  # coalesce: the column stays non-null, as declared in lineage.schema
+            F.coalesce(F.when(F.col("_status").isNotNull(), _with_status(F.col("properties"), F.col("_status"))),
+                       F.col("properties")),
+        )
+    return (
+        vertices.withColumn("deleted_at", deleted)
+        .withColumn("name", F.coalesce(F.col("properties")["name"], F.regexp_extract("id", r"^[^:]*:[^:]*:(.*)$", 1)))
+        .select(*VERTICES.names)
+    )
+
+
+def _with_status(properties: Column, status: Column) -> Column:
+    """``properties`` without any status key of an earlier report, plus the last report's."""
+    kept = F.map_filter(properties, lambda k, _v: ~k.isin(*STATUS_KEYS))
+    return F.map_from_entries(F.array_sort(F.map_entries(F.map_concat(kept, status))))
 
 
 def _expand_wildcards(edges: DataFrame) -> DataFrame:
@@ -112,9 +197,32 @@ def _expand_wildcards(edges: DataFrame) -> DataFrame:
     return concrete.unionByName(expanded.select(*concrete.columns))
 
 
+def _replaced(edges: DataFrame) -> DataFrame:
+    """``SINGLE_VALUED`` relationships: each assert retracts, at its time, every other far end
+    ever asserted for the same vertex (a node's new owner closes the previous owner's OWNS)."""
+    out = edges.limit(0)
+    for (rel, src_label, dst_label), side in SINGLE_VALUED.items():
+        key, other = ("dst_id", "src_id") if side == "dst" else ("src_id", "dst_id")
+        asserts = edges.where(
+            (F.col("relationship") == rel) & (F.col("src_label") == src_label) & (F.col("dst_label") == dst_label)
+            & (F.col("op") == "assert") & F.col(other).isNotNull()
+        )
+        ends = asserts.select(key, "qualifier", F.col(other).alias("_other")).distinct()
+        retracts = (
+            asserts.join(ends, [key, "qualifier"]).where(F.col("_other") != F.col(other))
+            .withColumn(other, F.col("_other")).withColumn("op", F.lit("retract"))
+            .withColumn("valid_until", F.lit(None).cast("timestamp"))
+            .select(*edges.columns)
+        )
+        out = out.unionByName(retracts)
+    return edges.unionByName(out)
+
+
 def fold_edges(facts: DataFrame) -> DataFrame:
     """Assert/retract/expiry facts of each edge key -> one row per validity interval."""
-    edges = _expand_wildcards(facts.where(F.col("relationship").isNotNull() & F.col("op").isin("assert", "retract")))
+    edges = _expand_wildcards(
+        _replaced(facts.where(F.col("relationship").isNotNull() & F.col("op").isin("assert", "retract")))
+    )
     ordered = Window.partitionBy(*_EDGE_KEY).orderBy(*_ORDER)
     is_retract = (F.col("op") == "retract").cast("int")
     edges = edges.withColumn(
@@ -151,7 +259,7 @@ def fold_edges(facts: DataFrame) -> DataFrame:
         .withColumn("properties", F.coalesce("properties", F.create_map().cast("map<string,string>")))
         .withColumnRenamed("src_id", "src")
         .withColumnRenamed("dst_id", "dst")
-        .select(*EDGE_COLUMNS)
+        .select(*EDGES.names)
     )
 
 
@@ -230,6 +338,37 @@ def _desc(x: Column, y: Column) -> Column:
     )
 
 
+def _key_of(vertex_id: Column) -> Column:
+    return F.regexp_extract(vertex_id, r"^[^:]*:[^:]*:(.*)$", 1)
+
+
+def name_merged(vertices: DataFrame, aliases: DataFrame | None) -> DataFrame:
+    """Vertices that aliases merged into: named by their most readable name, all kept as ``aliases``.
+
+    The names of a merged vertex are its own name and the key of its id and of every alias id;
+    the most readable is the first by (numeric, length, text): ``dw_owner`` over
+    ``ram$dw_owner@x:sub`` over ``1912232488744735``."""
+    if aliases is None:
+        return vertices
+    merged = aliases.groupBy(F.col("canonical").alias("id")).agg(F.collect_set("alias").alias("_aliases"))
+    names = F.array_distinct(F.filter(
+        F.concat(F.array(F.col("name"), _key_of(F.col("id"))), F.transform("_aliases", _key_of)),
+        lambda n: n.isNotNull() & (n != ""),
+    ))
+    ranked = F.array_sort(F.transform(names, lambda n: F.struct(
+        n.rlike("^[0-9]+$").alias("numeric"), F.length(n).alias("length"), n.alias("text"))))
+    listed = F.map_from_arrays(F.array(F.lit("aliases")), F.array(F.to_json(F.array_sort(names))))
+    kept = F.map_filter(F.col("properties"), lambda k, _v: k != "aliases")
+    is_merged = F.col("_aliases").isNotNull()
+    return (
+        vertices.join(F.broadcast(merged), "id", "left")
+        .withColumn("name", F.when(is_merged, ranked[0]["text"]).otherwise(F.col("name")))
+        .withColumn("properties", F.coalesce(F.when(is_merged, F.map_from_entries(F.array_sort(F.map_entries(
+            F.map_concat(kept, listed))))), F.col("properties")))
+        .select(*VERTICES.names)
+    )
+
+
 def fold_changes(facts: DataFrame) -> DataFrame:
     """Change facts -> Change records (the inputs of blast radius and the report)."""
     changes = facts.where(F.col("op") == "change")
@@ -240,13 +379,15 @@ def fold_changes(facts: DataFrame) -> DataFrame:
         F.col("relationship").alias("kind"),
         F.col("event_time").alias("time"),
         "actor", "event_id", "source", "properties",
-    )
+    ).select(*CHANGES.names)
 
 
 def fold(facts: DataFrame, aliases: DataFrame | None = None) -> tuple[DataFrame, DataFrame, DataFrame]:
     """All facts -> (vertices, edges, changes)."""
-    state = state_facts(resolve_aliases(facts, aliases))
+    resolved = resolve_aliases(facts, aliases)
+    state = state_facts(resolved)
     edges = fold_edges(state)
     edges = edges.unionByName(derive_feeds(edges))
-    vertices = fold_vertices(state)
+    vertices = fold_vertices(state, status_reports(resolved.where(F.col("op") != "error")))
+    vertices = name_merged(vertices, aliases)
     return vertices, edges, fold_changes(state)

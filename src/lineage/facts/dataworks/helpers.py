@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 from lineage import ids
 from lineage.events.base import ParsedEvent
 from lineage.events.dataworks.security import MaxComputeAuthorizedObject
-from lineage.facts.core import F
+from lineage.facts.core import Out
 from lineage.facts.dataworks.codes import (
     INSTANCE_STATUS,
     DAG_TYPE,
@@ -46,36 +46,36 @@ def _node_props(body: Any) -> dict[str, Any]:
     }
 
 
-def node_vertex(event: ParsedEvent) -> Iterator[F]:
+def node_vertex(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("Node", body.node_id), props=_node_props(body))
+    yield Out(dw_id("Node", body.node_id), props=_node_props(body))
 
 
-def node_ref(event: ParsedEvent) -> Iterator[F]:
-    yield F(dw_id("Node", body_of(event).node_id))
+def node_ref(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(dw_id("Node", body_of(event).node_id))
 
 
-def node_project(event: ParsedEvent) -> Iterator[F]:
+def node_project(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("Node", body.node_id), workspace_id(body.project_id))
+    yield Out(dw_id("Node", body.node_id), workspace_id(body.project_id))
 
 
-def node_baseline(event: ParsedEvent) -> Iterator[F]:
+def node_baseline(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("Node", body.node_id), dw_id("Baseline", body.baseline_id))
+    yield Out(dw_id("Node", body.node_id), dw_id("Baseline", body.baseline_id))
 
 
-def node_owner(event: ParsedEvent) -> Iterator[F]:
+def node_owner(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(user_id(body.owner_id), dw_id("Node", body.node_id))
+    yield Out(user_id(body.owner_id), dw_id("Node", body.node_id))
 
 
-def nodes_with(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[F]]:
+def nodes_with(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[Out]]:
     """Every node of a batch operation (``nodeIds``), each with the operation's resulting status."""
 
-    def nodes(event: ParsedEvent) -> Iterator[F]:
+    def nodes(event: ParsedEvent) -> Iterator[Out]:
         for node_id in body_of(event).node_ids:
-            yield F(dw_id("Node", node_id), props=props)
+            yield Out(dw_id("Node", node_id), props=props)
 
     return nodes
 
@@ -102,53 +102,53 @@ def _file_props(event: ParsedEvent) -> dict[str, Any]:
     }
 
 
-def file_kept(event: ParsedEvent) -> Iterator[F]:
+def file_kept(event: ParsedEvent) -> Iterator[Out]:
     if not _file_deleted(body_of(event)):
-        yield F(dw_id("File", body_of(event).file_id), props=_file_props(event))
+        yield Out(dw_id("File", body_of(event).file_id), props=_file_props(event))
 
 
-def file_dropped(event: ParsedEvent) -> Iterator[F]:
+def file_dropped(event: ParsedEvent) -> Iterator[Out]:
     if _file_deleted(body_of(event)):
-        yield F(dw_id("File", body_of(event).file_id), props=_file_props(event))
+        yield Out(dw_id("File", body_of(event).file_id), props=_file_props(event))
 
 
-def file_any(event: ParsedEvent) -> Iterator[F]:
-    yield F(dw_id("File", body_of(event).file_id), props=_file_props(event))
+def file_any(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(dw_id("File", body_of(event).file_id), props=_file_props(event))
 
 
-def file_ref(event: ParsedEvent) -> Iterator[F]:
-    yield F(dw_id("File", body_of(event).file_id))
+def file_ref(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(dw_id("File", body_of(event).file_id))
 
 
-def file_defines(event: ParsedEvent) -> Iterator[F]:
+def file_defines(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     if not _file_deleted(body):
-        yield F(dw_id("File", body.file_id), dw_id("Node", body.node_id))
+        yield Out(dw_id("File", body.file_id), dw_id("Node", body.node_id))
 
 
-def file_project(event: ParsedEvent) -> Iterator[F]:
+def file_project(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("File", body.file_id), workspace_id(body.project_id))
+    yield Out(dw_id("File", body.file_id), workspace_id(body.project_id))
 
 
-def deployed_node(deletion: bool) -> Callable[[ParsedEvent], Iterator[F]]:
+def deployed_node(deletion: bool) -> Callable[[ParsedEvent], Iterator[Out]]:
     """The node a deployed file defines (``nodeId``): deploying a deletion (changeType 2) takes
     the node out of production, any other deployment puts it there."""
 
-    def node(event: ParsedEvent) -> Iterator[F]:
+    def node(event: ParsedEvent) -> Iterator[Out]:
         body = body_of(event)
         if _file_deleted(body) == deletion:
-            yield F(dw_id("Node", body.node_id), props={"deployed": not deletion, "file": key_of(body.file_id)})
+            yield Out(dw_id("Node", body.node_id), props={"deployed": not deletion, "file": key_of(body.file_id)})
 
     return node
 
 
-def reviewed_file(event: ParsedEvent) -> Iterator[F]:
+def reviewed_file(event: ParsedEvent) -> Iterator[Out]:
     """Only a ``File`` review names a file; Business (workflow) and BatchFiles reviews do not."""
     body = body_of(event)
     if (body.resource_type or "File").strip().lower() != "file":
         return
-    yield F(dw_id("File", body.resource_id), props={
+    yield Out(dw_id("File", body.resource_id), props={
         "name": body.resource_name, "review_status": body.status, "review_id": body.id, "reviewer": body.reviewer,
         "review_submitter": body.submitter, "review_url": body.review_url, "review_submitted_at": body.submit_time,
         "last_reviewed_at": body.last_review_time,
@@ -164,9 +164,9 @@ def _flow(flow_id: Any) -> str | None:
     return None if key_of(flow_id) == PLACEHOLDER_FLOW_ID else dw_id("Flow", flow_id)
 
 
-def instance_status(event: ParsedEvent) -> Iterator[F]:
+def instance_status(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("Instance", body.task_id), props={
+    yield Out(dw_id("Instance", body.task_id), props={
         "status": decode(INSTANCE_STATUS, body.status), "status_code": body.status,
         "task_type": decode(TASK_TYPE, body.task_type), "dag_type": decode(DAG_TYPE, body.dag_type),
         "created_at": body.create_time, "modified_at": body.modify_time,
@@ -175,60 +175,60 @@ def instance_status(event: ParsedEvent) -> Iterator[F]:
     })
 
 
-def instance_of_node(event: ParsedEvent) -> Iterator[F]:
+def instance_of_node(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("Node", body.node_id), dw_id("Instance", body.task_id))
+    yield Out(dw_id("Node", body.node_id), dw_id("Instance", body.task_id))
 
 
-def instance_dag(event: ParsedEvent) -> Iterator[F]:
+def instance_dag(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("Instance", body.task_id), dw_id("Dag", body.dag_id))
+    yield Out(dw_id("Instance", body.task_id), dw_id("Dag", body.dag_id))
 
 
-def dag_flow(event: ParsedEvent) -> Iterator[F]:
+def dag_flow(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("Dag", body.dag_id), _flow(body.flow_id))
+    yield Out(dw_id("Dag", body.dag_id), _flow(body.flow_id))
 
 
-def dag(event: ParsedEvent) -> Iterator[F]:
+def dag(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("Dag", body.dag_id), props={
+    yield Out(dw_id("Dag", body.dag_id), props={
         "name": body.dag_name, "status": decode(INSTANCE_STATUS, body.status), "status_code": body.status,
         "dag_type": decode(DAG_TYPE, body.dag_type), "biz_date": body.biz_date, "created_at": body.create_time,
         "env": body.project_env, "workspace": key_of(body.project_id),
     })
 
 
-def flow_named(event: ParsedEvent) -> Iterator[F]:
+def flow_named(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(_flow(body.flow_id), props={"name": body.flow_name})
+    yield Out(_flow(body.flow_id), props={"name": body.flow_name})
 
 
-def instances_with(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[F]]:
+def instances_with(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[Out]]:
     """Every instance of an O&M operation (``taskIds``), with the operation as its last one."""
 
-    def instances(event: ParsedEvent) -> Iterator[F]:
+    def instances(event: ParsedEvent) -> Iterator[Out]:
         body = body_of(event)
         for task_id in body.task_ids:
-            yield F(dw_id("Instance", task_id), props={**props, "env": body.project_type})
+            yield Out(dw_id("Instance", task_id), props={**props, "env": body.project_type})
 
     return instances
 
 
-def expired_instances(event: ParsedEvent) -> Iterator[F]:
+def expired_instances(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     for task_id in body.deleted_task_instance_ids:
-        yield F(dw_id("Instance", task_id), props={"deleted_reason": "expired", "owner": body.owner})
+        yield Out(dw_id("Instance", task_id), props={"deleted_reason": "expired", "owner": body.owner})
 
 
-def dependencies_removed(event: ParsedEvent) -> Iterator[F]:
+def dependencies_removed(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("Instance", body.task_instance_id), props={
+    yield Out(dw_id("Instance", body.task_instance_id), props={
         "removed_upstream_instances": list(body.upstream_task_instance_ids) or None,
     })
 
 
-def backfilled_nodes(event: ParsedEvent) -> Iterator[F]:
+def backfilled_nodes(event: ParsedEvent) -> Iterator[Out]:
     """The root node and every included node; excluded ones only dry-run."""
     body = body_of(event)
     periods = [f"{p.biz_begin_time}..{p.biz_end_time}" for p in body.multiple_time_periods or ()]
@@ -241,7 +241,7 @@ def backfilled_nodes(event: ParsedEvent) -> Iterator[F]:
         node = dw_id("Node", node_id)
         if node and node not in seen:
             seen.add(node)
-            yield F(node, props=props)
+            yield Out(node, props=props)
 
 
 def _alert_props(body: Any) -> dict[str, Any]:
@@ -250,29 +250,29 @@ def _alert_props(body: Any) -> dict[str, Any]:
             "last_alert_topic": key_of(body.topic_id)}
 
 
-def alert_nodes(event: ParsedEvent) -> Iterator[F]:
+def alert_nodes(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     for node_id in dict.fromkeys([body.node_id, *body.node_ids]):
-        yield F(dw_id("Node", node_id), props=_alert_props(body))
+        yield Out(dw_id("Node", node_id), props=_alert_props(body))
 
 
-def alert_instances(event: ParsedEvent) -> Iterator[F]:
+def alert_instances(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     status = {"status": decode(INSTANCE_STATUS, body.task_status)} if body.task_status else {}
     for task_id in dict.fromkeys([body.task_id, *body.task_ids]):
-        yield F(dw_id("Instance", task_id), props={**_alert_props(body), **status})
+        yield Out(dw_id("Instance", task_id), props={**_alert_props(body), **status})
 
 
-def alert_instance_of_node(event: ParsedEvent) -> Iterator[F]:
+def alert_instance_of_node(event: ParsedEvent) -> Iterator[Out]:
     """Only the single ``nodeId``/``taskId`` pair (SLA, event alerts); rule alerts list both
     without saying which instance belongs to which node."""
     body = body_of(event)
-    yield F(dw_id("Node", body.node_id), dw_id("Instance", body.task_id))
+    yield Out(dw_id("Node", body.node_id), dw_id("Instance", body.task_id))
 
 
-def alert_baseline(event: ParsedEvent) -> Iterator[F]:
+def alert_baseline(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("Baseline", body.baseline_id), props={
+    yield Out(dw_id("Baseline", body.baseline_id), props={
         "name": body.baseline_name, "status": decode(BASELINE_STATUS, body.baseline_status),
         "biz_date": body.biz_date, "cycle": body.in_group_id, "workspace": key_of(body.project_id),
         "last_alert": body.alarm_type,
@@ -293,23 +293,23 @@ def _changed_table_id(body: Any) -> str | None:
     return named_table(ids.table_from_qualified(body.table_name))  # a qualified name carries its project
 
 
-def changed_table(event: ParsedEvent) -> Iterator[F]:
+def changed_table(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     table_id = _changed_table_id(body)
     if table_id:
-        yield F(table_id, props={"name": table_name_of(table_id), "table_type": body.table_type,
+        yield Out(table_id, props={"name": table_name_of(table_id), "table_type": body.table_type,
                                  "workspace": key_of(body.project_id), "last_operation": event.kind})
 
 
-def changed_table_ref(event: ParsedEvent) -> Iterator[F]:
-    yield F(_changed_table_id(body_of(event)))
+def changed_table_ref(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(_changed_table_id(body_of(event)))
 
 
-def changed_table_project(event: ParsedEvent) -> Iterator[F]:
+def changed_table_project(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     table_id = _changed_table_id(body)
     if table_id and body.max_compute_project:
-        yield F(table_id, ids.maxcompute_project(body.max_compute_project))
+        yield Out(table_id, ids.maxcompute_project(body.max_compute_project))
 
 
 def _download_project(body: Any) -> str | None:
@@ -323,7 +323,7 @@ def _is_maxcompute_source(name: str | None) -> bool:
     return "odps" in text or "maxcompute" in text
 
 
-def downloaded(event: ParsedEvent) -> Iterator[F]:
+def downloaded(event: ParsedEvent) -> Iterator[Out]:
     """Tables the download's query reads (SQL lineage); only for MaxCompute data sources."""
     body = body_of(event)
     if not body.sql_text or not _is_maxcompute_source(body.datasource_name):
@@ -334,23 +334,23 @@ def downloaded(event: ParsedEvent) -> Iterator[F]:
              "workspace": key_of(body.query_dw_project_id), "sql_errors": list(lineage.errors) or None}
     user = user_id(event.actor)
     for name in dict.fromkeys(lineage.reads):
-        yield F(user, named_table(ids.table_from_qualified(name)), props=props)
+        yield Out(user, named_table(ids.table_from_qualified(name)), props=props)
 
 
-def uploaded(event: ParsedEvent) -> Iterator[F]:
+def uploaded(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(user_id(event.actor), table_from_guid(body.table_guid), props={
+    yield Out(user_id(event.actor), table_from_guid(body.table_guid), props={
         "source_type": body.upload_source_type, "table_operation": body.opt_table_type, "write_type": body.write_type,
         "conflict_mode": body.conflict_mode, "file_size": body.file_size, "datasource": body.datasource_name,
         "workspace": key_of(body.query_dw_project_id),
     })
 
 
-def uploaded_table(event: ParsedEvent) -> Iterator[F]:
+def uploaded_table(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     table_id = table_from_guid(body.table_guid)
     if table_id:
-        yield F(table_id, props={"name": table_name_of(table_id), "last_upload_write_type": body.write_type,
+        yield Out(table_id, props={"name": table_name_of(table_id), "last_upload_write_type": body.write_type,
                                  "last_upload_by": key_of(event.actor)})
 
 
@@ -375,12 +375,12 @@ def _mapping_text(m: Any) -> str:
     return f"{src} -> {dst}"
 
 
-def di_job(jobs: DiJobs) -> Callable[[ParsedEvent], Iterator[F]]:
-    def di_jobs(event: ParsedEvent) -> Iterator[F]:
+def di_job(jobs: DiJobs) -> Callable[[ParsedEvent], Iterator[Out]]:
+    def di_jobs(event: ParsedEvent) -> Iterator[Out]:
         body = body_of(event)
         setting = body.setting
         for job_id, name, mappings in jobs(body):
-            yield F(dw_id("Job", job_id), props={
+            yield Out(dw_id("Job", job_id), props={
                 "name": name, "job_type": "data_integration",
                 "table_mapping": [_mapping_text(m) for m in mappings] or None,
                 "force_run": getattr(body, "force_run", None), "env": getattr(body, "env", None),
@@ -392,25 +392,25 @@ def di_job(jobs: DiJobs) -> Callable[[ParsedEvent], Iterator[F]]:
     return di_jobs
 
 
-def di_job_project(jobs: DiJobs) -> Callable[[ParsedEvent], Iterator[F]]:
-    def projects(event: ParsedEvent) -> Iterator[F]:
+def di_job_project(jobs: DiJobs) -> Callable[[ParsedEvent], Iterator[Out]]:
+    def projects(event: ParsedEvent) -> Iterator[Out]:
         body = body_of(event)
         for job_id, _name, _mappings in jobs(body):
-            yield F(dw_id("Job", job_id), workspace_id(body.project_id))
+            yield Out(dw_id("Job", job_id), workspace_id(body.project_id))
 
     return projects
 
 
-def di_destinations(jobs: DiJobs) -> Callable[[ParsedEvent], Iterator[F]]:
+def di_destinations(jobs: DiJobs) -> Callable[[ParsedEvent], Iterator[Out]]:
     """Destination tables that name themselves (a Data Map GUID); a bare name under a data source
     (``odps_first``) does not say which project, and regex mappings name no table."""
 
-    def destinations(event: ParsedEvent) -> Iterator[F]:
+    def destinations(event: ParsedEvent) -> Iterator[Out]:
         for job_id, name, mappings in jobs(body_of(event)):
             for m in mappings:
                 table_id = table_from_guid(m.dst_table)
                 if table_id:
-                    yield F(table_id, props={"name": table_name_of(table_id), "di_job": key_of(job_id),
+                    yield Out(table_id, props={"name": table_name_of(table_id), "di_job": key_of(job_id),
                                              "di_job_name": name, "di_source": _mapping_text(m).split(" -> ")[0]})
 
     return destinations
@@ -430,11 +430,11 @@ def _approved(body: Any) -> bool:
     return not any(word in (status or "").lower() for status in statuses for word in DENIED_WORDS)
 
 
-def approval_order(finished: bool) -> Callable[[ParsedEvent], Iterator[F]]:
+def approval_order(finished: bool) -> Callable[[ParsedEvent], Iterator[Out]]:
     """The request order; a finished one says whether it granted (see :data:`DENIED_WORDS`)."""
 
-    def approval(event: ParsedEvent) -> Iterator[F]:
-        yield F(_approval_id(body_of(event)), props=_approval_props(body_of(event), finished))
+    def approval(event: ParsedEvent) -> Iterator[Out]:
+        yield Out(_approval_id(body_of(event)), props=_approval_props(body_of(event), finished))
 
     return approval
 
@@ -488,30 +488,30 @@ def _granted(event: ParsedEvent) -> Iterator[tuple[MaxComputeAuthorizedObject, A
             yield item, content
 
 
-def grant_edges(targets: _TargetsOf) -> Callable[[ParsedEvent], Iterator[F]]:
+def grant_edges(targets: _TargetsOf) -> Callable[[ParsedEvent], Iterator[Out]]:
     """Every grantee x every object x every action: one CAN_ACCESS per action, until ``applyPeriod``."""
 
-    def grants(event: ParsedEvent) -> Iterator[F]:
+    def grants(event: ParsedEvent) -> Iterator[Out]:
         approval = key_of(body_of(event).process.process_id or body_of(event).process_id)
         for item, content in _granted(event):
             for dst in targets(item):
                 for account in content.grantee_accounts:
                     for action in dict.fromkeys(str(a).strip() for a in item.actions if str(a).strip()):
-                        yield F(user_id(account.grantee_id), dst, qualifier=action.lower(), until=content.expires_at,
+                        yield Out(user_id(account.grantee_id), dst, qualifier=action.lower(), until=content.expires_at,
                                 props={"privileges": [action], "approval": approval,
                                        "grantee_name": account.grantee_name, "env": item.env_type})
 
     return grants
 
 
-def permission_changes(targets: _TargetsOf) -> Callable[[ParsedEvent], Iterator[F]]:
-    def changes(event: ParsedEvent) -> Iterator[F]:
+def permission_changes(targets: _TargetsOf) -> Callable[[ParsedEvent], Iterator[Out]]:
+    def changes(event: ParsedEvent) -> Iterator[Out]:
         seen: set[str] = set()
         for item, _content in _granted(event):
             for target in targets(item):
                 if target and target not in seen and item.actions:
                     seen.add(target)
-                    yield F(target)
+                    yield Out(target)
 
     return changes
 
@@ -555,43 +555,43 @@ def _rules_on_target(event: ParsedEvent) -> Iterator[tuple[Any, str | None]]:
             yield rule, table_id
 
 
-def target_rules(event: ParsedEvent) -> Iterator[F]:
+def target_rules(event: ParsedEvent) -> Iterator[Out]:
     for rule, _table in _rules_on_target(event):
-        yield F(dw_id("QualityRule", rule.id), props=_rule_props(rule))
+        yield Out(dw_id("QualityRule", rule.id), props=_rule_props(rule))
 
 
-def target_checks(event: ParsedEvent) -> Iterator[F]:
+def target_checks(event: ParsedEvent) -> Iterator[Out]:
     for rule, table_id in _rules_on_target(event):
-        yield F(dw_id("QualityRule", rule.id), table_id)
+        yield Out(dw_id("QualityRule", rule.id), table_id)
 
 
-def target_table(event: ParsedEvent) -> Iterator[F]:
+def target_table(event: ParsedEvent) -> Iterator[Out]:
     """The monitored table, with the names of the rules / monitor being set up on it."""
     body = body_of(event)
     table_id = table_from_guid(body.target.table_guid)
     if table_id:
-        yield F(table_id, props={"name": table_name_of(table_id),
+        yield Out(table_id, props={"name": table_name_of(table_id),
                                  "quality_rules_added": [r.name for r in body.rules if r.name] or None,
                                  "quality_monitor": getattr(body, "name", None)
                                  or key_of(getattr(body, "data_quality_task_id", None))})
 
 
-def clone_targets(event: ParsedEvent) -> Iterator[F]:
+def clone_targets(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     for target in body.targets:
         table_id = table_from_guid(target.table_guid)
         if table_id:
-            yield F(table_id, props={"name": table_name_of(table_id), "quality_monitor_cloned_from": key_of(body.id)})
+            yield Out(table_id, props={"name": table_name_of(table_id), "quality_monitor_cloned_from": key_of(body.id)})
 
 
-def rule_vertex(event: ParsedEvent) -> Iterator[F]:
+def rule_vertex(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("QualityRule", body.id), props=_rule_props(body))
+    yield Out(dw_id("QualityRule", body.id), props=_rule_props(body))
 
 
-def deleted_rules(event: ParsedEvent) -> Iterator[F]:
+def deleted_rules(event: ParsedEvent) -> Iterator[Out]:
     for rule_id in body_of(event).ids:
-        yield F(dw_id("QualityRule", rule_id))
+        yield Out(dw_id("QualityRule", rule_id))
 
 
 def _checked_table(body: Any) -> str | None:
@@ -607,31 +607,31 @@ def _check_props(body: Any) -> dict[str, Any]:
             "quality_partition": body.actual_expression}
 
 
-def checked_rule(event: ParsedEvent) -> Iterator[F]:
+def checked_rule(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("QualityRule", body.rule_id), props={
+    yield Out(dw_id("QualityRule", body.rule_id), props={
         "name": body.rule_name, "strength": decode(BLOCK_TYPE, body.block_type), "method": body.method_name,
         "column": None if (body.property or "-") == "-" else body.property, "comment": body.comment,
         "trigger": body.external_type or "manual", "last_check": key_of(body.id), **_check_props(body),
     })
 
 
-def checked_table_fact(event: ParsedEvent) -> Iterator[F]:
+def checked_table_fact(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     table_id = _checked_table(body)
     if table_id:
-        yield F(table_id, props={"name": table_name_of(table_id), "quality_rule": key_of(body.rule_id),
+        yield Out(table_id, props={"name": table_name_of(table_id), "quality_rule": key_of(body.rule_id),
                                  **_check_props(body)})
 
 
-def rule_checks_table(event: ParsedEvent) -> Iterator[F]:
+def rule_checks_table(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("QualityRule", body.rule_id), _checked_table(body))
+    yield Out(dw_id("QualityRule", body.rule_id), _checked_table(body))
 
 
-def feedback(event: ParsedEvent) -> Iterator[F]:
+def feedback(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
-    yield F(dw_id("QualityRule", body.rule_id), props={
+    yield Out(dw_id("QualityRule", body.rule_id), props={
         "last_feedback": body.feedback_content, "last_feedback_by": body.create_user,
         "last_feedback_at": body.begin_time, "last_feedback_check": key_of(body.rule_check_id),
     })
@@ -642,9 +642,9 @@ def feedback(event: ParsedEvent) -> Iterator[F]:
 # ---------------------------------------------------------------------------------------------
 
 
-def workspace_of(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[F]]:
-    def workspace(event: ParsedEvent) -> Iterator[F]:
+def workspace_of(props: Mapping[str, Any]) -> Callable[[ParsedEvent], Iterator[Out]]:
+    def workspace(event: ParsedEvent) -> Iterator[Out]:
         body = body_of(event)
-        yield F(workspace_id(body.project_id), props={"name": body.project_name, **props})
+        yield Out(workspace_id(body.project_id), props={"name": body.project_name, **props})
 
     return workspace

@@ -62,7 +62,8 @@ SOURCE = "maxcompute"
 # the table
 # --------------------------------------------------------------------------------------------
 
-_JOB_PROPS = ("name", "status", "task_name", "task_type", "project", "sql", "skynet_id", "skynet_taskid")
+_JOB_PROPS = ("name", "status", "task_name", "task_type", "project", "sql", "skynet_id", "skynet_taskid", "error_code",
+              "error_message")
 _ACL_NOTE = "grantee from OperationText (`to role r` -> Role in ProjectName, else User; UserName if none)"
 
 

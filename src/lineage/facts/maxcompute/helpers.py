@@ -15,7 +15,7 @@ from typing import Any
 
 from lineage import ids
 from lineage.events.base import ParsedEvent
-from lineage.facts.core import F
+from lineage.facts.core import Out
 from lineage.sql.lineage import SqlLineage, table_lineage
 from lineage.sql.security import Principal, PrivilegeStatement, parse_privilege_statement
 
@@ -177,15 +177,17 @@ def _job_props(event: ParsedEvent) -> dict[str, Any]:
         "sql": sql[:SQL_MAX_CHARS] if sql else None,
         "skynet_id": _skynet(event, "SKYNET_ID"),
         "skynet_taskid": _skynet(event, "SKYNET_TASKID"),
+        "error_code": getattr(event.model, "error_code", None),  # a failed run: the fold keeps the last one's
+        "error_message": getattr(event.model, "error_message", None),
     }
 
 
-def job_submitted(event: ParsedEvent) -> Iterator[F]:
-    yield F(_job_id(_data(event).instance_id), props={**_job_props(event), "status": "submitted"})
+def job_submitted(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(_job_id(_data(event).instance_id), props={**_job_props(event), "status": "submitted"})
 
 
-def job_in_project(event: ParsedEvent) -> Iterator[F]:
-    yield F(_job_id(_data(event).instance_id), _project_id(event))
+def job_in_project(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(_job_id(_data(event).instance_id), _project_id(event))
 
 
 def _succeeded(event: ParsedEvent) -> bool:
@@ -207,10 +209,10 @@ def _job_lineage(event: ParsedEvent) -> SqlLineage | None:
     return _lineage_of(data.operation_text, _text(data.project_name))
 
 
-def job_status(event: ParsedEvent) -> Iterator[F]:
+def job_status(event: ParsedEvent) -> Iterator[Out]:
     lineage = _job_lineage(event)
     error = "; ".join(lineage.errors) if lineage is not None and lineage.errors else None
-    yield F(_job_id(_data(event).instance_id),
+    yield Out(_job_id(_data(event).instance_id),
             props={**_job_props(event), "status": _data(event).status, "sql_error": error})
 
 
@@ -223,27 +225,27 @@ def _tables(event: ParsedEvent, which: str) -> list[str]:
     return sorted({table for table in found if table})
 
 
-def job_tables(event: ParsedEvent, which: str) -> Iterator[F]:
+def job_tables(event: ParsedEvent, which: str) -> Iterator[Out]:
     """Tables the finished job's SQL ``which`` ("reads"/"writes"); unparsed statements give none."""
     job = _job_id(_data(event).instance_id)
     for table in _tables(event, which):
-        yield F(job, table, props={"instance_id": _data(event).instance_id})
+        yield Out(job, table, props={"instance_id": _data(event).instance_id})
 
 
-def node_tables(event: ParsedEvent, which: str) -> Iterator[F]:
+def node_tables(event: ParsedEvent, which: str) -> Iterator[Out]:
     """The same tables for the DataWorks node that scheduled the job (SKYNET_ID)."""
     node = _skynet(event, "SKYNET_ID")
     if not node:
         return
     for table in _tables(event, which):
-        yield F(ids.dataworks("Node", node), table,
+        yield Out(ids.dataworks("Node", node), table,
                 props={"instance_id": _data(event).instance_id, "skynet_taskid": _skynet(event, "SKYNET_TASKID")})
 
 
-def instance_downloaded(event: ParsedEvent) -> Iterator[F]:
+def instance_downloaded(event: ParsedEvent) -> Iterator[Out]:
     """A job's result is not a table: the download is a property of the Job."""
     data = _data(event)
-    yield F(_job_id(data.instance_id), props={
+    yield Out(_job_id(data.instance_id), props={
         "downloaded_by": actor_id(event), "project": data.project_name,
         "current_project": data.current_project, "session_id": data.session_id})
 
@@ -256,8 +258,8 @@ def _tunnel_props(event: ParsedEvent) -> dict[str, Any]:
     return {"partition": data.partition, "session_id": data.session_id, "current_project": data.current_project}
 
 
-def tunnel_transfer(event: ParsedEvent) -> Iterator[F]:
-    yield F(actor_id(event), _table_id(event), props=_tunnel_props(event))
+def tunnel_transfer(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(actor_id(event), _table_id(event), props=_tunnel_props(event))
 
 
 def _table_props(event: ParsedEvent) -> dict[str, Any]:
@@ -266,60 +268,60 @@ def _table_props(event: ParsedEvent) -> dict[str, Any]:
             "operation": getattr(data, "operation_text", None)}
 
 
-def table_vertex(event: ParsedEvent) -> Iterator[F]:
-    yield F(_table_id(event), props=_table_props(event))
+def table_vertex(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(_table_id(event), props=_table_props(event))
 
 
-def table_in_project(event: ParsedEvent) -> Iterator[F]:
-    yield F(_table_id(event), _project_id(event))
+def table_in_project(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(_table_id(event), _project_id(event))
 
 
-def table_change(event: ParsedEvent) -> Iterator[F]:
+def table_change(event: ParsedEvent) -> Iterator[Out]:
     data = _data(event)
-    yield F(_table_id(event), props={"operation": data.operation_text, "correlation_id": data.correlation_id,
+    yield Out(_table_id(event), props={"operation": data.operation_text, "correlation_id": data.correlation_id,
                                      "source": data.source})
 
 
-def table_data_via(event: ParsedEvent, source: str) -> Iterator[F]:
+def table_data_via(event: ParsedEvent, source: str) -> Iterator[Out]:
     """Only events of Source ``source``: INSTANCE (CorrelationId is the job id) or TUNNEL (the actor)."""
     data = _data(event)
     if (data.source or "").strip().upper() != source:
         return
     src = _job_id(data.correlation_id) if source == "INSTANCE" else actor_id(event)
-    yield F(src, _table_id(event), props={"operation": data.operation_text, "correlation_id": data.correlation_id})
+    yield Out(src, _table_id(event), props={"operation": data.operation_text, "correlation_id": data.correlation_id})
 
 # roles, users, projects ------------------------------------------------------------------------
 
 
-def role_vertex(event: ParsedEvent) -> Iterator[F]:
+def role_vertex(event: ParsedEvent) -> Iterator[Out]:
     data = _data(event)
-    yield F(ids.role(data.project_name, data.role_name), props={"name": data.role_name, "project": data.project_name})
+    yield Out(ids.role(data.project_name, data.role_name), props={"name": data.role_name, "project": data.project_name})
 
 
-def role_in_project(event: ParsedEvent) -> Iterator[F]:
+def role_in_project(event: ParsedEvent) -> Iterator[Out]:
     data = _data(event)
-    yield F(ids.role(data.project_name, data.role_name), _project_id(event))
+    yield Out(ids.role(data.project_name, data.role_name), _project_id(event))
 
 
-def user_vertex(event: ParsedEvent) -> Iterator[F]:
+def user_vertex(event: ParsedEvent) -> Iterator[Out]:
     user = _text(_data(event).user_name)
     if user:
-        yield F(ids.maxcompute_user(user), props={"name": user})
+        yield Out(ids.maxcompute_user(user), props={"name": user})
 
 
-def user_membership(event: ParsedEvent) -> Iterator[F]:
+def user_membership(event: ParsedEvent) -> Iterator[Out]:
     data = _data(event)
-    yield F(ids.maxcompute_user(data.user_name), _project_id(event), props={"statement": data.operation_text})
+    yield Out(ids.maxcompute_user(data.user_name), _project_id(event), props={"statement": data.operation_text})
 
 
-def project_vertex(event: ParsedEvent) -> Iterator[F]:
+def project_vertex(event: ParsedEvent) -> Iterator[Out]:
     data = _data(event)
-    yield F(ids.maxcompute_project(data.project_name),
+    yield Out(ids.maxcompute_project(data.project_name),
             props={"name": data.project_name, "state": data.state, "properties": data.properties})
 
 
-def project_change(event: ParsedEvent) -> Iterator[F]:
-    yield F(_project_id(event))
+def project_change(event: ParsedEvent) -> Iterator[Out]:
+    yield Out(_project_id(event))
 
 
 # grants ------------------------------------------------------------------------------------------
@@ -333,7 +335,7 @@ def _granted_roles(event: ParsedEvent, statement: PrivilegeStatement | None) -> 
     return (name,) if name else ()
 
 
-def role_grants(event: ParsedEvent) -> Iterator[F]:
+def role_grants(event: ParsedEvent) -> Iterator[Out]:
     """Each role the statement names (in ProjectName, else CurrentProject) for each user grantee."""
     statement = _statement(event)
     project = _project(event)
@@ -342,17 +344,17 @@ def role_grants(event: ParsedEvent) -> Iterator[F]:
     for label, grantee in _principal_ids(event, statement):
         if label == "User":
             for role in _granted_roles(event, statement):
-                yield F(grantee, ids.role(project, role), props={"role": role})
+                yield Out(grantee, ids.role(project, role), props={"role": role})
 
 
-def role_grant_change(event: ParsedEvent) -> Iterator[F]:
+def role_grant_change(event: ParsedEvent) -> Iterator[Out]:
     statement = _statement(event)
     project = _project(event)
     for role in _granted_roles(event, statement) if project else ():
-        yield F(ids.role(project, role), props={"statement": _data(event).operation_text})
+        yield Out(ids.role(project, role), props={"statement": _data(event).operation_text})
 
 
-def acl(event: ParsedEvent, principal_label: str, object_label: str) -> Iterator[F]:
+def acl(event: ParsedEvent, principal_label: str, object_label: str) -> Iterator[Out]:
     """One fact per privilege a statement grants a ``principal_label`` on an ``object_label``."""
     statement = _statement(event)
     target = _acl_object(event, statement)
@@ -362,24 +364,24 @@ def acl(event: ParsedEvent, principal_label: str, object_label: str) -> Iterator
         if label != principal_label:
             continue
         for privilege in statement.privileges:
-            yield F(grantee, target[1], qualifier=privilege,
+            yield Out(grantee, target[1], qualifier=privilege,
                     props={"privileges": [privilege], "columns": list(statement.columns) or None})
 
 
-def acl_change(event: ParsedEvent, object_label: str) -> Iterator[F]:
+def acl_change(event: ParsedEvent, object_label: str) -> Iterator[Out]:
     """The ``object_label`` vertex whose ACL a grant/revoke changed."""
     statement = _statement(event)
     target = _acl_object(event, statement)
     if target is None or target[0] != object_label:
         return
-    yield F(target[1], props={
+    yield Out(target[1], props={
         "privileges": list(statement.privileges) if statement and statement.privileges else None,
         "label": statement.label if statement else None,
         "grantees": [grantee for _, grantee in _principal_ids(event, statement)],
         "statement": _data(event).operation_text})
 
 
-def label_grants(event: ParsedEvent) -> Iterator[F]:
+def label_grants(event: ParsedEvent) -> Iterator[Out]:
     """``GRANT LABEL n ON TABLE t(cols) TO USER x [WITH EXP d]``: expires d days after the event."""
     statement = _statement(event)
     target = _acl_object(event, statement)
@@ -393,7 +395,7 @@ def label_grants(event: ParsedEvent) -> Iterator[F]:
             until = None
     for label, grantee in _principal_ids(event, statement):
         if label == "User":
-            yield F(grantee, target[1], qualifier="label", until=until, props={
+            yield Out(grantee, target[1], qualifier="label", until=until, props={
                 "label": statement.label, "columns": list(statement.columns) or None,
                 "exp_days": statement.exp_days})
 
@@ -405,22 +407,22 @@ def _label_target(event: ParsedEvent) -> tuple[str | None, PrivilegeStatement | 
     return (ids.table_from_qualified(name, _project(event)) if name else None), statement
 
 
-def table_label_clear(event: ParsedEvent) -> Iterator[F]:
+def table_label_clear(event: ParsedEvent) -> Iterator[Out]:
     table, statement = _label_target(event)
     if statement and statement.label:
-        yield F(table)
+        yield Out(table)
 
 
-def table_label_set(event: ParsedEvent) -> Iterator[F]:
+def table_label_set(event: ParsedEvent) -> Iterator[Out]:
     table, statement = _label_target(event)
     if statement and statement.label:
-        yield F(table, _label_id(statement.label),
+        yield Out(table, _label_id(statement.label),
                 props={"label": statement.label, "columns": list(statement.columns) or None})
 
 
-def table_label_change(event: ParsedEvent) -> Iterator[F]:
+def table_label_change(event: ParsedEvent) -> Iterator[Out]:
     table, statement = _label_target(event)
-    yield F(table, props={"label": statement.label if statement else None,
+    yield Out(table, props={"label": statement.label if statement else None,
                           "statement": getattr(_data(event), "operation_text", None)})
 
 
@@ -432,27 +434,27 @@ def _user_label(event: ParsedEvent) -> tuple[str | None, str | None]:
     return (ids.maxcompute_user(user) if user else None), (statement.label if statement else None)
 
 
-def user_label_clear(event: ParsedEvent) -> Iterator[F]:
+def user_label_clear(event: ParsedEvent) -> Iterator[Out]:
     user, level = _user_label(event)
     if level:
-        yield F(user)
+        yield Out(user)
 
 
-def user_label_set(event: ParsedEvent) -> Iterator[F]:
+def user_label_set(event: ParsedEvent) -> Iterator[Out]:
     user, level = _user_label(event)
     if level:
-        yield F(user, _label_id(level), props={"label": level})
+        yield Out(user, _label_id(level), props={"label": level})
 
 
-def user_label_change(event: ParsedEvent) -> Iterator[F]:
+def user_label_change(event: ParsedEvent) -> Iterator[Out]:
     user, level = _user_label(event)
-    yield F(user, props={"label": level})
+    yield Out(user, props={"label": level})
 
 
-def label_vertex(event: ParsedEvent) -> Iterator[F]:
+def label_vertex(event: ParsedEvent) -> Iterator[Out]:
     statement = _statement(event)
     if statement and statement.label:
-        yield F(_label_id(statement.label), props={"name": f"label {statement.label}", "level": statement.label})
+        yield Out(_label_id(statement.label), props={"name": f"label {statement.label}", "level": statement.label})
 
 
 # role policies ---------------------------------------------------------------------------------
@@ -490,7 +492,7 @@ def _statements(event: ParsedEvent, effect: str | None = None) -> Iterable[Any]:
             yield statement
 
 
-def policy(event: ParsedEvent, object_label: str) -> Iterator[F]:
+def policy(event: ParsedEvent, object_label: str) -> Iterator[Out]:
     """Allow statements of the role policy, one fact per action on each ``object_label``."""
     data = _data(event)
     role = ids.role(data.project_name, data.role_name)
@@ -502,21 +504,21 @@ def policy(event: ParsedEvent, object_label: str) -> Iterator[F]:
             for action in statement.action:
                 action_text = _text(action)
                 if action_text:
-                    yield F(role, target[1], qualifier=action_text.lower(),
+                    yield Out(role, target[1], qualifier=action_text.lower(),
                             props={"privileges": [action_text.lower()], "policy_resource": resource})
 
 
-def policy_role_change(event: ParsedEvent) -> Iterator[F]:
+def policy_role_change(event: ParsedEvent) -> Iterator[Out]:
     data = _data(event)
     allow = sorted({str(a).lower() for s in _statements(event, "allow") for a in s.action})
     deny = sorted({str(a).lower() for s in _statements(event, "deny") for a in s.action})
     resources = sorted({str(r) for s in _statements(event) for r in s.resource})
-    yield F(ids.role(data.project_name, data.role_name), props={
+    yield Out(ids.role(data.project_name, data.role_name), props={
         "allow_actions": allow or None, "deny_actions": deny or None, "resources": resources or None,
         "policy_error": None if _policy_document(event) is not None else "OperationText is not a policy document"})
 
 
-def policy_change(event: ParsedEvent, object_label: str) -> Iterator[F]:
+def policy_change(event: ParsedEvent, object_label: str) -> Iterator[Out]:
     """Each ``object_label`` a role policy statement (Allow or Deny) names."""
     seen = set()
     for statement in _statements(event):
@@ -524,4 +526,4 @@ def policy_change(event: ParsedEvent, object_label: str) -> Iterator[F]:
             target = _policy_resource(resource)
             if target and target[0] == object_label and target[1] not in seen:
                 seen.add(target[1])
-                yield F(target[1], props={"role": _data(event).role_name})
+                yield Out(target[1], props={"role": _data(event).role_name})

@@ -1,0 +1,249 @@
+"""What the last event decides: run statuses (failures included), merged people's names, and
+every vertex property a mapping table declares (the latest value wins, in any input order)."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lineage import ids
+from lineage.facts.core import Fact
+from lineage.facts.extract import MAPPINGS
+from lineage.graph import fold
+from lineage.graph.api import utc_row
+from lineage.schema import FACTS
+
+T0 = datetime(2024, 7, 1, tzinfo=timezone.utc)
+JOB = "job:maxcompute:20240701000000001"
+INSTANCE = "instance:dataworks:4532688772"
+TABLE = "table:maxcompute:p.t"
+
+
+def at(minutes: float) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+def iso(when: datetime) -> str:
+    return when.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def report(event, when, vertex, props, *, failed=False, op="observe", seq=0, rel=None, dst=None):
+    return Fact(
+        event_id=event, source="test", kind="Kind", event_time=when, actor=None, seq=seq,
+        op="observe" if failed else op, src_id=vertex, src_label=ids.label_of(vertex), relationship=rel,
+        dst_id=dst, dst_label=ids.label_of(dst) if dst else None, qualifier="",
+        properties={k: v for k, v in props.items() if v is not None}, valid_until=None, failed=failed,
+    )
+
+
+def run(spark, rows, aliases=None):
+    frame = spark.createDataFrame(rows, FACTS.ddl)
+    alias_df = spark.createDataFrame(sorted(aliases.items()), "alias string, canonical string") if aliases else None
+    vertices, edges, _ = fold.fold(frame, alias_df)
+    return {r["id"]: utc_row(r.asDict()) for r in vertices.collect()}, [r.asDict() for r in edges.collect()]
+
+
+# ---------------------------------------------------------------------------------------------
+# run statuses
+# ---------------------------------------------------------------------------------------------
+
+SUBMIT = report("e1", at(0), JOB, {"status": "submitted", "sql": "insert into t select * from s"}, op="assert")
+FAILED = report("e2", at(5), JOB, {"status": "Failed", "error_code": "ODPS-0130161",
+                                    "error_message": "Parse exception - invalid token 'bigstring'"}, failed=True)
+FAILED_READ = report("e2", at(5), JOB, {}, failed=True, seq=1, rel="READS", dst=TABLE)
+
+
+def test_a_failed_job_says_it_failed_and_still_asserts_no_lineage(spark):
+    vertices, edges = run(spark, [SUBMIT, FAILED, FAILED_READ])
+    job = vertices[JOB]
+    assert job["properties"]["status"] == "failed"
+    assert job["properties"]["error_code"] == "ODPS-0130161"
+    assert job["properties"]["error_message"] == "Parse exception - invalid token 'bigstring'"
+    assert job["properties"]["status_time"] == iso(at(5)) and job["properties"]["status_changes"] == "2"
+    assert job["properties"]["sql"] == "insert into t select * from s"  # the failed report changes nothing else
+    assert job["last_seen"] == at(5) and job["event_count"] == 2
+    assert edges == [] and TABLE not in vertices  # no lineage from the failed run
+
+
+def test_a_rerun_that_succeeds_clears_the_error_of_the_failed_run(spark):
+    done = report("e3", at(9), JOB, {"status": "Terminated"})
+    vertices, _ = run(spark, [done, FAILED, SUBMIT])
+    props = vertices[JOB]["properties"]
+    assert props["status"] == "Terminated" and props["status_time"] == iso(at(9)) and props["status_changes"] == "3"
+    assert "error_code" not in props and "error_message" not in props
+
+
+def test_a_job_seen_only_failing_is_a_failed_job_vertex(spark):
+    vertices, _ = run(spark, [FAILED])
+    assert vertices[JOB]["properties"]["status"] == "failed" and vertices[JOB]["first_seen"] == at(5)
+
+
+def test_instance_statuses_out_of_order_the_latest_by_event_time_wins(spark):
+    rows = [
+        report("i3", at(30), INSTANCE, {"status": "success", "status_code": "6", "finished_at": "x"}),
+        report("i1", at(0), INSTANCE, {"status": "running", "status_code": "4"}),
+        report("i2", at(20), INSTANCE, {"status": "failure", "status_code": "5"}),
+    ]
+    props = run(spark, rows)[0][INSTANCE]["properties"]
+    assert (props["status"], props["status_code"], props["status_time"], props["status_changes"]) == (
+        "success", "6", iso(at(30)), "3")
+    # a rerun: the same instance fails again later
+    props = run(spark, [*rows, report("i4", at(40), INSTANCE, {"status": "failure", "status_code": "5"})])[0][INSTANCE][
+        "properties"]
+    assert (props["status"], props["status_code"], props["finished_at"]) == ("failure", "5", "x")
+
+
+def test_reports_at_the_same_instant_are_ordered_by_stage_then_event_id(spark):
+    same = at(10)
+    rows = [report("z-running", same, INSTANCE, {"status": "running", "status_code": "4"}),
+            report("a-success", same, INSTANCE, {"status": "success", "status_code": "6"})]
+    assert run(spark, rows)[0][INSTANCE]["properties"]["status"] == "success"  # the later stage, whatever the id
+    rows = [report("b", same, INSTANCE, {"status": "mystery"}), report("a", same, INSTANCE, {"status": "enigma"})]
+    assert run(spark, rows)[0][INSTANCE]["properties"]["status"] == "mystery"  # same rank: the larger event id
+    assert fold.STATUS_RANK["failed"] > fold.STATUS_RANK["terminated"] > fold.STATUS_RANK["running"]
+
+
+JOB_EVENTS = [
+    SUBMIT,
+    report("e2", at(5), JOB, {"status": "Running"}),
+    report("e3", at(5), JOB, {"status": "Terminated"}),  # same instant as Running: the later stage wins
+    FAILED._replace(event_id="e4", event_time=at(7)),
+    report("e5", at(7), JOB, {"status": "Terminated"}),  # same instant as the failure: failed ranks higher
+    report("e0", at(3), JOB, {"status": "Running"}),
+]
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(order=st.permutations(range(len(JOB_EVENTS))), repeats=st.lists(st.integers(0, len(JOB_EVENTS) - 1), max_size=4))
+def test_property_any_order_of_a_jobs_status_events_gives_the_same_final_status(spark, order, repeats):
+    rows = [JOB_EVENTS[i] for i in order] + [JOB_EVENTS[i] for i in repeats]  # redelivery too
+    props = run(spark, rows)[0][JOB]["properties"]
+    assert (props["status"], props["status_time"], props["status_changes"], props["error_code"]) == (
+        "failed", iso(at(7)), "6", "ODPS-0130161")
+
+
+# ---------------------------------------------------------------------------------------------
+# merged people
+# ---------------------------------------------------------------------------------------------
+
+OWNER = "user:aliyun:1912232488744735"
+ANALYST = "user:aliyun:1320876710332592"
+ALIASES = {
+    "user:maxcompute:aliyun$dw_owner@retail.example": OWNER,
+    "user:datahub:dw_owner": OWNER,
+    "user:maxcompute:ram$analyst@retail.example:sub": ANALYST,
+}
+
+
+def test_a_merged_person_is_named_by_the_most_readable_name_and_keeps_them_all(spark):
+    rows = [
+        report("u1", at(0), "user:datahub:dw_owner", {}, op="assert", rel="OWNS", dst=TABLE),
+        report("u2", at(1), "user:maxcompute:ram$analyst@retail.example:sub", {}, op="assert", rel="CAN_ACCESS",
+               dst=TABLE),
+        report("u3", at(2), OWNER, {}, op="assert"),
+        report("u4", at(3), "user:aliyun:42", {}, op="assert"),  # nobody's alias: unchanged
+    ]
+    vertices, _ = run(spark, rows, ALIASES)
+    owner, analyst = vertices[OWNER], vertices[ANALYST]
+    assert owner["name"] == "dw_owner"  # a login name over the account name over the uid
+    assert json.loads(owner["properties"]["aliases"]) == [
+        "1912232488744735", "aliyun$dw_owner@retail.example", "dw_owner"]
+    assert analyst["name"] == "ram$analyst@retail.example:sub"  # the account name over the numeric uid
+    assert json.loads(analyst["properties"]["aliases"]) == ["1320876710332592", "ram$analyst@retail.example:sub"]
+    assert vertices["user:aliyun:42"]["name"] == "42" and "aliases" not in vertices["user:aliyun:42"]["properties"]
+    assert "user:datahub:dw_owner" not in vertices
+
+
+def test_without_aliases_names_are_unchanged(spark):
+    vertices, _ = run(spark, [report("u3", at(2), OWNER, {}, op="assert")])
+    assert vertices[OWNER]["name"] == "1912232488744735" and vertices[OWNER]["properties"] == {}
+
+
+# ---------------------------------------------------------------------------------------------
+# every vertex property a mapping declares: the last event decides it
+# ---------------------------------------------------------------------------------------------
+
+
+def _declared() -> list[tuple[str, str]]:
+    """(label, property) of every vertex fact the mapping tables declare (``Emit.extra``)."""
+    found = set()
+    for mapping in MAPPINGS.values():
+        for emits in mapping.MAPPING.values():
+            for emit in emits:
+                if emit.op in ("assert", "observe") and emit.rel is None:
+                    found.update((emit.src, prop) for prop in emit.extra)
+    return sorted(found)
+
+
+DECLARED = _declared()
+_ID_OF = {label: f"{prefix}:test:x" for prefix, label in ids.LABEL_OF_PREFIX.items()}
+
+
+def test_the_declared_properties_cover_the_runs_and_the_owner_and_deployment_of_nodes():
+    assert {("Job", "status"), ("Instance", "status"), ("Node", "owner"), ("Node", "deployed")} <= set(DECLARED)
+    assert all(label in _ID_OF for label, _ in DECLARED)
+
+
+def test_the_last_event_decides_every_declared_vertex_property(spark):
+    """All declared (label, property) pairs in one fold: per pair a vertex with an old value, a new
+    value 1 minute later (delivered first) and a later event that does not mention the property;
+    the vertex keeps the new value. Run statuses follow their own rule (the tests above)."""
+    rows, expected = [], {}
+    for n, (label, prop) in enumerate(DECLARED):
+        vertex = f"{_ID_OF[label]}{n}"
+        if label in fold.STATUS_LABELS and prop in fold.STATUS_KEYS:
+            old, new = {"status": "running", prop: "old"}, {"status": "success", prop: "new"}
+        else:
+            old, new = {prop: "old"}, {prop: "new"}
+        rows += [
+            report(f"new-{n}", at(1), vertex, new, op="observe"),
+            report(f"old-{n}", at(0), vertex, old, op="assert"),
+            report(f"later-{n}", at(2), vertex, {"other": "x"}, op="observe"),
+        ]
+        expected[vertex] = new[prop]
+    vertices, _ = run(spark, rows)
+    got = {vertex: vertices[vertex]["properties"].get(prop) for vertex, (_, prop) in zip(expected, DECLARED)}
+    wrong = {f"{label}.{prop}": got[v] for v, (label, prop) in zip(expected, DECLARED) if got[v] != expected[v]}
+    assert not wrong, f"properties the last event did not decide: {wrong}"
+    assert len(got) == len(DECLARED) > 100
+
+
+# ---------------------------------------------------------------------------------------------
+# single-valued relationships: a node's latest owner and baseline
+# ---------------------------------------------------------------------------------------------
+
+NODE = "node:dataworks:700100004"
+ALICE, BOB = "user:aliyun:1", "user:aliyun:2"
+
+
+def _intervals(edges, rel):
+    return sorted((e["src"], e["dst"], utc_row(e)["valid_from"], utc_row(e)["valid_to"], e["closed_by"])
+                  for e in edges if e["relationship"] == rel)
+
+
+def test_a_nodes_new_owner_closes_the_previous_owners_edge(spark):
+    rows = [
+        report("n3", at(20), ALICE, {}, op="assert", rel="OWNS", dst=NODE),  # back to alice
+        report("n2", at(10), BOB, {}, op="assert", rel="OWNS", dst=NODE),
+        report("n1", at(0), ALICE, {}, op="assert", rel="OWNS", dst=NODE),
+        report("n0", at(5), ALICE, {}, op="assert", rel="OWNS", dst=NODE),  # the same owner again: nothing closes
+        # tables keep every owner (DataHub adds and removes owners explicitly)
+        report("t1", at(0), ALICE, {}, op="assert", rel="OWNS", dst=TABLE),
+        report("t2", at(10), BOB, {}, op="assert", rel="OWNS", dst=TABLE),
+    ]
+    _, edges = run(spark, rows)
+    assert [i for i in _intervals(edges, "OWNS") if i[1] == NODE] == [
+        (ALICE, NODE, at(0), at(10), "retract"), (ALICE, NODE, at(20), None, None), (BOB, NODE, at(10), at(20), "retract")]
+    assert [i for i in _intervals(edges, "OWNS") if i[1] == TABLE] == [
+        (ALICE, TABLE, at(0), None, None), (BOB, TABLE, at(10), None, None)]
+
+
+def test_a_node_moved_to_another_baseline_leaves_the_old_one(spark):
+    old, new = "baseline:dataworks:1", "baseline:dataworks:2"
+    rows = [report("b2", at(10), NODE, {}, op="assert", rel="IN_BASELINE", dst=new),
+            report("b1", at(0), NODE, {}, op="assert", rel="IN_BASELINE", dst=old)]
+    _, edges = run(spark, rows)
+    assert _intervals(edges, "IN_BASELINE") == [(NODE, old, at(0), at(10), "retract"), (NODE, new, at(10), None, None)]
