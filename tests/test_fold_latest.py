@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from lineage import ids
 from lineage.facts.core import Fact
-from lineage.facts.extract import MAPPINGS
+from lineage.events import registry
+from lineage.facts.extract import fact_table
 from lineage.graph import fold
 from lineage.graph.api import utc_row
 from lineage.schema import FACTS
@@ -170,8 +171,8 @@ def test_without_aliases_names_are_unchanged(spark):
 def _declared() -> list[tuple[str, str]]:
     """(label, property) of every vertex fact the mapping tables declare (``Emit.extra``)."""
     found = set()
-    for mapping in MAPPINGS.values():
-        for emits in mapping.MAPPING.values():
+    for source in registry.SOURCES:
+        for emits in fact_table(source).MAPPING.values():
             for emit in emits:
                 if emit.op in ("assert", "observe") and emit.rel is None:
                     found.update((emit.src, prop) for prop in emit.extra)

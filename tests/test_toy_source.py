@@ -22,7 +22,7 @@ from lineage.cli import main
 from lineage.events import registry
 from lineage.events.base import EventModel, ParsedEvent, Shape, Source, Timestamp
 from lineage.facts import docs
-from lineage.facts.core import Emit, F
+from lineage.facts.core import Emit, Out
 from lineage.facts.extract import facts_of_event
 from seedfixtures import accepted_docs
 
@@ -45,7 +45,7 @@ def parse_toy(doc: dict, envelope: str) -> ParsedEvent:
 
 
 def _owns(event: ParsedEvent):
-    yield F(src=ids.make("User", "toy", event.model.owner), dst=ids.table(event.model.project, event.model.table))
+    yield Out(src=ids.make("User", "toy", event.model.owner), dst=ids.table(event.model.project, event.model.table))
 
 
 TOY_FACTS = SimpleNamespace(
