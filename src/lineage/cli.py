@@ -384,6 +384,51 @@ class _export_progress:
 
 
 @main.command()
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Where events, aliases.csv and truth/ go.")
+@click.option("--tables", type=click.IntRange(12, 10_000_000), default=200, show_default=True,
+              help="Tables of the platform (every other count scales with it).")
+@click.option("--days", type=click.IntRange(1, 3650), default=14, show_default=True, help="Days of activity.")
+@click.option("--start", type=click.DateTime(["%Y-%m-%d"]), default=None, help="First day (default 2026-09-28).")
+@click.option("--seed", type=int, default=7, show_default=True, help="Same seed and options, same bytes.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
+def generate(out: Path, tables: int, days: int, start, seed: int, as_json: bool) -> None:
+    """Write the events of one realistic data platform (all four sources), its aliases and ground truth."""
+    from lineage.generate import DEFAULT_START
+    from lineage.generate import generate as run_generate
+
+    def progress(done: int, total: int, events: int) -> None:
+        if not as_json and (done == total or done % 7 == 0):
+            say(f"generate: day {done}/{total}, {events} events")
+
+    result = run_generate(out, tables=tables, days=days, start=start.date() if start else DEFAULT_START, seed=seed,
+                          progress=progress)
+    if as_json:
+        click.echo(json.dumps(result.summary, sort_keys=True))
+        return
+    _print_generated(result)
+
+
+def _print_generated(result) -> None:
+    out = Console()
+    counts = result.summary["counts"]
+    table = Table(title=f"generated {result.summary['tables']} tables over {result.summary['days']} days "
+                        f"from {result.summary['start']} (seed {result.summary['seed']}) in {result.out}")
+    for column in ("source", "records", "duplicates", "malformed"):
+        table.add_column(column, justify="left" if column == "source" else "right")
+    for name, row in [*counts["sources"].items(), ("total", counts["total"])]:
+        table.add_row(name, *(str(row[k]) for k in ("records", "duplicates", "malformed")))
+    out.print(table)
+    stats = result.summary["stats"]
+    out.print(f"{counts['files']} files under {result.out / 'events'}; jobs {stats['jobs']} "
+              f"({stats['failed_jobs']} failed, {stats['reruns']} reruns); grants {stats['grants']}, "
+              f"revokes {stats['revokes']}, failed grants {stats['failed_grants']}; changes {stats['changes']}",
+              markup=False, soft_wrap=True)
+    out.print(f"aliases: {result.out / 'aliases.csv'}; ground truth: {result.out / 'truth'}", markup=False, soft_wrap=True)
+    for key, value in result.summary["interesting"].items():
+        out.print(f"  {key.replace('_', ' ')}: {value}", markup=False, soft_wrap=True)
+
+
+@main.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("demo-out"), show_default=True,
               help="Where the sample events and the warehouse go.")
 @click.option("--days", type=click.IntRange(1, 3650), default=7, show_default=True, help="Days of generated activity.")
