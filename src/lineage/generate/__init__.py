@@ -105,7 +105,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
 def interesting(platform: model.Platform, recorder: truth.Truth) -> dict[str, str]:
     """Ids worth looking at first: a hub table, a PII table, a dropped table, a busy user, ..."""
     hub = model.hub(platform)
-    pii = next((t for t in sorted(platform.tables, key=lambda t: -t.readers) if t.pii), None)
+    pii = next((t for t in sorted(platform.tables, key=lambda t: (-t.readers, t.index)) if t.pii), None)
     dropped = min(recorder.dropped, default=None)
     busy = max(recorder.busy, key=lambda p: (recorder.busy[p], -p), default=0)
     node = platform.nodes[hub.node] if hub.node is not None else platform.nodes[0]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from lineage.generate.model import Platform, hub
+from lineage.generate.model import LAYERS, Platform, hub
 from lineage.generate.sqltext import LINEAGE_FROM
 
 FAILURE_RATE = 0.012
@@ -50,6 +50,7 @@ class State:
     rules: dict[int, list[int]] = field(default_factory=dict)  # table -> rule ids
     next_rule: int = 28_600_000
     next_approval: int = 528_500_000
+    releases: list[tuple[int, int]] = field(default_factory=list)  # (node, new input) from the next day on
 
 
 def _at(day: datetime, minutes: float) -> datetime:
@@ -93,6 +94,10 @@ def setup(platform: Platform) -> list[Intent]:
                 rule_ids.append(_state_rule_id(table.index, len(rule_ids)))
             out.append(Intent(_at(day, 7), "batch-create-data-quality-rules",
                               {"table": table.index, "rules": rule_ids, "actor": table.owner}))
+    analysts = [p.index for p in platform.people if p.role == "analyst"][:2] or [0]
+    for table in (t for t in platform.tables if t.pii):
+        for person in analysts:  # the CRM analysts read the raw customer tables directly
+            out.append(Intent(_at(day, 8), "GrantACL", {"person": person, "table": table.index, "actor": table.owner}))
     stewards = [p.index for p in platform.people if p.role in ("steward", "auditor")] or [0]
     for person in stewards:
         for table in (t for t in platform.tables if t.pii):
@@ -154,6 +159,7 @@ def plan_day(platform: Platform, state: State, index: int) -> Day:
     """Everything that happens on day ``index`` (state is updated for the next day)."""
     rng = random.Random(f"{platform.seed}:day:{index}")
     day = platform.day(index)
+    _release(platform, state)
     runs: list[NodeDay] = []
     intents: list[Intent] = []
     flow_dags = {flow: 500_000_000_000 + index * 1000 + n for n, flow in enumerate(sorted(platform.flows))}
@@ -296,12 +302,38 @@ def _changes(platform: Platform, state: State, rng: random.Random, day: datetime
     alive = [i for i in range(len(platform.nodes)) if i not in state.deleted_nodes]
     for node in rng.sample(alive, min(len(alive), max(1, len(platform.nodes) // 50))):
         out.append(Intent(when(), "node-change-updated", {"node": node, "actor": platform.nodes[node].owner}))
+        _add_input(platform, state, rng, node)
     if rng.random() < 0.5:
         table = rng.choice(live)
         old, new = _owner_of(platform, table), rng.randrange(len(platform.people))
         out.append(Intent(when(), "dh_owner", {"table": table, "person": old, "op": "REMOVE"}))
         out.append(Intent(when(), "dh_owner", {"table": table, "person": new, "op": "ADD"}))
     return out
+
+
+def _add_input(platform: Platform, state: State, rng: random.Random, n: int) -> None:
+    """A release that joins one more table (from a lower layer, popular tables more likely):
+    from the next run on, the node's SQL reads it; lineage grows over time as on real platforms."""
+    node = platform.nodes[n]
+    if node.kind not in ("insert", "cte", "ctas", "multi", "nosql") or not node.inputs or len(node.inputs) >= 5:
+        return
+    layers = [layer for layer, _, _ in LAYERS]
+    below = layers[: layers.index(platform.table(node.targets[0]).layer)]
+    candidates = [t for t in platform.tables if t.layer in below and t.index not in node.inputs
+                  and t.index not in node.targets]
+    if not candidates:
+        return
+    state.releases.append((n, rng.choices(candidates, [t.readers + 1 for t in candidates])[0].index))
+
+
+def _release(platform: Platform, state: State) -> None:
+    """Yesterday's node updates take effect: their SQL joins the new input from today's run on."""
+    for n, table in state.releases:
+        node = platform.nodes[n]
+        if table not in node.inputs:
+            node.inputs = (*node.inputs, table)
+            platform.table(table).readers += 1
+    state.releases.clear()
 
 
 def lineage_of(platform: Platform, node: int) -> str:
