@@ -9,6 +9,7 @@ this platform. ``small=True`` runs the hand-checked nine-table platform of ``lin
 from __future__ import annotations
 
 import shlex
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -55,7 +56,7 @@ def tour_commands(warehouse: Path, interesting: dict[str, str], window: tuple[st
          _cmd("lineage", "blast-radius", "--warehouse", w, "--since", window[0], "--until", window[1], "--top", "5")),
     ]
     if interesting.get("dropped_table") and interesting.get("dropped_at"):
-        commands.append(("what the dropped table fed the day before it was dropped",
+        commands.append(("what the dropped table fed on the morning of its drop",
                          _cmd("lineage", "impact", interesting["dropped_table"], "--warehouse", w,
                               "--as-of", interesting["dropped_at"], "--max-depth", "2")))
     else:
@@ -74,19 +75,26 @@ def run(out: Path, *, tables: int = DEMO_TABLES, days: int = DEMO_DAYS, seed: in
     from lineage.graph.build import build
     from lineage.ingest.pipeline import ingest
 
+    clock = time.monotonic()
+
+    def took() -> str:
+        nonlocal clock
+        seconds, clock = time.monotonic() - clock, time.monotonic()
+        return f"{seconds:.0f} s"
+
     events_root = out / "generated"
     generated = generate(events_root, tables=tables, days=days, seed=seed)
     counts = generated.summary["counts"]["total"]
     say(f"demo: generated {tables} tables over {days} days: {generated.events} events "
         f"(+{counts['duplicates']} redelivered, {counts['malformed']} malformed) in {generated.files} files "
-        f"under {events_root / 'events'}")
+        f"under {events_root / 'events'} ({took()})")
     warehouse = out / "warehouse"
     result = ingest([events_root / "events"], warehouse, spark=spark, progress=ingest_progress)
     say(f"demo: ingested {result.total.accepted} events ({result.total.duplicates} duplicates, "
-        f"{result.total.quarantined} quarantined in {result.quarantine_path})")
+        f"{result.total.quarantined} quarantined in {result.quarantine_path}) ({took()})")
     (warehouse / "aliases.csv").write_text((events_root / "aliases.csv").read_text())
-    built = build(warehouse, spark=spark)
-    say(f"demo: built the graph: {built.vertices} vertices, {built.edges} edges, {built.changes} changes")
+    built = build(warehouse, spark=spark, progress=lambda step: say(f"build: {step}"))
+    say(f"demo: built the graph: {built.vertices} vertices, {built.edges} edges, {built.changes} changes ({took()})")
     interesting = dict(generated.summary["interesting"])
     dropped = interesting.get("dropped_table")
     if dropped:
@@ -103,7 +111,7 @@ def run(out: Path, *, tables: int = DEMO_TABLES, days: int = DEMO_DAYS, seed: in
     window = (release.isoformat(), (release + timedelta(days=BLAST_WINDOW_DAYS)).isoformat())
     tour = Tour(out, events_root / "events", warehouse, events_root / "truth", interesting, blast_window=window)
     tour.blast = analysis.blast(warehouse, since=window[0], until=window[1], spark=spark)
-    say(f"demo: blast radius of the {len(tour.blast)} change(s) of last week's release day {window[0]}")
+    say(f"demo: blast radius of the {len(tour.blast)} change(s) of last week's release day {window[0]} ({took()})")
     if neo4j_uri:
         tour.exported = _export(warehouse, neo4j_uri)
     tour.commands = tour_commands(warehouse, interesting, window)

@@ -68,3 +68,13 @@ def test_impact_subgraph_and_people_to_tell(generated):
         assert users <= {p["id"] for p in people}
     pii = api.tagged(generated.warehouse, "PII")
     assert generated.summary["interesting"]["pii_table"] in pii
+
+
+def test_blast_of_kinds_is_blast_restricted_to_them(generated):
+    _, now = api.time_span(generated.warehouse)
+    since, until = "2026-09-30", "2026-10-01"  # the first release day of the generated platform
+    every = api.blast(generated.warehouse, since=since, until=until)
+    structural = api.blast_of(generated.warehouse, since=since, until=until)
+    assert structural and len(structural) < len(every)
+    expected = [(c.change_id, c.score, c.summary) for c in every if c.kind in api.STRUCTURAL]
+    assert [(c.change_id, c.score, c.summary) for c in structural] == expected

@@ -147,6 +147,8 @@ def blast_all(
 
 # views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
 from lineage.analysis.views import (  # noqa: E402,F401
+    STRUCTURAL,
+    blast_of,
     central_tables,
     feeds_neighbourhood,
     grant_timeline,

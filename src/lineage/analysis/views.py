@@ -14,6 +14,9 @@ from typing import Any
 from lineage.graph.api import load_rows, to_time
 
 GRANT_SOURCES = ("User", "Role")
+STRUCTURAL = ("drop", "project_deletion", "field_removal", "schema_change", "node_update", "node_deploy",
+              "node_delete", "node_undeploy", "node_freeze", "deprecation")
+"""Change kinds that alter data or pipelines (not who may read them): the change-impact view."""
 
 
 def _names(vertices: list[dict[str, Any]]) -> dict[str, str]:
@@ -143,3 +146,16 @@ def people_to_tell(warehouse: str | Path, change: Any) -> list[dict[str, Any]]:
             people[affected.id] = {"id": affected.id, "name": names.get(affected.id, affected.id),
                                    "distance": affected.distance, "why": f"through {names.get(via, via)}"}
     return sorted(people.values(), key=lambda p: (p["distance"], p["id"]))
+
+
+def blast_of(warehouse: str | Path, *, since: Any = None, until: Any = None,
+             kinds: Any = STRUCTURAL, engine: str = "auto") -> list[Any]:
+    """``api.blast`` for the changes of some kinds only (default: structural ones). Blast radius
+    evaluates each change on the graph one instant before it, so leaving out the many permission
+    and owner changes of a week is what keeps a notebook interactive on a platform of real size."""
+    from lineage.analysis.blast import blast_radius
+    from lineage.analysis.engine import open_engine
+    from lineage.graph.api import change_rows
+
+    changes = [c for c in change_rows(warehouse, since, until) if kinds is None or c["kind"] in kinds]
+    return blast_radius(changes, lambda moment: open_engine(warehouse, engine=engine, as_of=moment))

@@ -9,6 +9,7 @@ build`` recovers. Nothing of a day is kept once written: memory stays flat as ev
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
@@ -40,8 +41,6 @@ class Result:
 
 
 def _writers(out: Path, day: datetime, counts: Counts, seed: int) -> dict[str, Any]:
-    import random
-
     rng = random.Random(f"{seed}:write:{day:%Y-%m-%d}")
     events = out / "events"
     stamp = f"{day:%Y-%m-%d}"

@@ -15,7 +15,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from lineage.generate.model import LAYERS, Platform, hub
-from lineage.generate.sqltext import LINEAGE_FROM
 
 FAILURE_RATE = 0.012
 """Share of daily runs that fail (a MaxCompute job Failed, the DataWorks instance status 5)."""
@@ -48,7 +47,6 @@ class State:
     role_members: list[tuple[int, int]] = field(default_factory=list)  # (person, role index)
     dataphin: list[tuple[int, int]] = field(default_factory=list)  # (person, table) open Dataphin grants
     rules: dict[int, list[int]] = field(default_factory=dict)  # table -> rule ids
-    next_rule: int = 28_600_000
     next_approval: int = 528_500_000
     releases: list[tuple[int, int]] = field(default_factory=list)  # (node, new input) from the next day on
 
@@ -90,8 +88,8 @@ def setup(platform: Platform) -> list[Intent]:
     for table in platform.tables:
         if table.layer in ("dwd", "dws", "ads") and rng.random() < QUALITY_SHARE:
             rule_ids = []
-            for _ in range(rng.choice((1, 1, 2))):
-                rule_ids.append(_state_rule_id(table.index, len(rule_ids)))
+            for n in range(rng.choice((1, 1, 2))):
+                rule_ids.append(_rule_id(table.index, n))
             out.append(Intent(_at(day, 7), "batch-create-data-quality-rules",
                               {"table": table.index, "rules": rule_ids, "actor": table.owner}))
     analysts = [p.index for p in platform.people if p.role == "analyst"][:2] or [0]
@@ -106,7 +104,7 @@ def setup(platform: Platform) -> list[Intent]:
     return out
 
 
-def _state_rule_id(table: int, n: int) -> int:
+def _rule_id(table: int, n: int) -> int:
     return 28_600_000 + table * 4 + n
 
 
@@ -334,7 +332,3 @@ def _release(platform: Platform, state: State) -> None:
             node.inputs = (*node.inputs, table)
             platform.table(table).readers += 1
     state.releases.clear()
-
-
-def lineage_of(platform: Platform, node: int) -> str:
-    return LINEAGE_FROM[platform.nodes[node].kind]
