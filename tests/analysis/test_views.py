@@ -71,7 +71,6 @@ def test_impact_subgraph_and_people_to_tell(generated):
 
 
 def test_blast_of_kinds_is_blast_restricted_to_them(generated):
-    _, now = api.time_span(generated.warehouse)
     since, until = "2026-09-30", "2026-10-01"  # the first release day of the generated platform
     every = api.blast(generated.warehouse, since=since, until=until)
     structural = api.blast_of(generated.warehouse, since=since, until=until)
