@@ -150,12 +150,11 @@ def people_to_tell(warehouse: str | Path, change: Any) -> list[dict[str, Any]]:
 
 def blast_of(warehouse: str | Path, *, since: Any = None, until: Any = None,
              kinds: Any = STRUCTURAL, engine: str = "auto") -> list[Any]:
-    """``api.blast`` for the changes of some kinds only (default: structural ones). Blast radius
-    evaluates each change on the graph one instant before it, so leaving out the many permission
-    and owner changes of a week is what keeps a notebook interactive on a platform of real size."""
+    """``api.blast`` for the changes of some kinds only (default: structural ones), so that a
+    notebook about change impact is not drowned in a week's permission and owner changes."""
+    from lineage.analysis.api import traversal
     from lineage.analysis.blast import blast_radius
-    from lineage.analysis.engine import open_engine
     from lineage.graph.api import change_rows
 
     changes = [c for c in change_rows(warehouse, since, until) if kinds is None or c["kind"] in kinds]
-    return blast_radius(changes, lambda moment: open_engine(warehouse, engine=engine, as_of=moment))
+    return blast_radius(changes, traversal(warehouse, engine))
