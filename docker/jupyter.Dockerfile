@@ -21,7 +21,7 @@ ENV PIP_NO_CACHE_DIR=1 \
 WORKDIR /tmp/lineage-build
 COPY pyproject.toml README.md ./
 COPY src ./src
-RUN pip install . "jupyterlab>=4,<5" \
+RUN pip install . "jupyterlab>=4,<5" "matplotlib>=3.8" \
  && python -c "from lineage.spark import check_java, graphframes_jar; print(check_java()); print(graphframes_jar())" \
  && chmod -R a+rX /opt/lineage
 

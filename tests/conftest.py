@@ -85,3 +85,30 @@ def demo_graph(demo_warehouse, tmp_path_factory):
     export(demo_warehouse, Target(server.uri), batch_size=500)
     yield server
     server.stop()
+
+
+GENERATED_TABLES, GENERATED_DAYS = 60, 8
+"""The generated platform of the generator, ground-truth and notebook tests: small, built once."""
+
+
+@pytest.fixture(scope="session")
+def generated(spark, tmp_path_factory):
+    """`lineage generate --tables 60 --days 8` ingested (with `ingest --json`) and built once (read-only)."""
+    import json
+    from types import SimpleNamespace
+
+    from click.testing import CliRunner
+
+    from lineage.cli import main
+    from lineage.generate import generate
+    from lineage.graph.build import build
+
+    root = tmp_path_factory.mktemp("generated")
+    result = generate(root / "platform", tables=GENERATED_TABLES, days=GENERATED_DAYS)
+    warehouse = root / "warehouse"
+    ran = CliRunner().invoke(main, ["ingest", str(root / "platform" / "events"), "--warehouse", str(warehouse), "--json"])
+    assert ran.exit_code == 0, ran.output
+    (warehouse / "aliases.csv").write_text((root / "platform" / "aliases.csv").read_text())
+    build(warehouse, spark=spark)
+    return SimpleNamespace(root=root / "platform", warehouse=warehouse, summary=result.summary,
+                           ingest=json.loads(ran.stdout), truth=root / "platform" / "truth")

@@ -34,10 +34,10 @@ def test_every_sample_is_understood_except_the_broken_lines(tmp_path):
 
 @pytest.mark.spark
 def test_demo_runs_end_to_end_and_again_idempotently(spark, tmp_path):
-    first = CliRunner().invoke(main, ["demo", "--out", str(tmp_path), "--days", "2"])
+    first = CliRunner().invoke(main, ["demo", "--small", "--out", str(tmp_path), "--days", "2"])
     assert first.exit_code == 0, first.stderr
     assert f"{len(BROKEN_LINES)} deliberately broken record(s)" in first.stderr
-    again = CliRunner().invoke(main, ["demo", "--out", str(tmp_path), "--days", "2"])
+    again = CliRunner().invoke(main, ["demo", "--small", "--out", str(tmp_path), "--days", "2"])
     assert again.exit_code == 0
     totals = [json.loads(p.read_text())["total"] for p in (tmp_path / "warehouse" / "runs").glob("*.json")]
     first_run, rerun = sorted(totals, key=lambda t: -t["accepted"])

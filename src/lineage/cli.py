@@ -384,11 +384,99 @@ class _export_progress:
 
 
 @main.command()
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Where events, aliases.csv and truth/ go.")
+@click.option("--tables", type=click.IntRange(12, 10_000_000), default=200, show_default=True,
+              help="Tables of the platform (every other count scales with it).")
+@click.option("--days", type=click.IntRange(1, 3650), default=14, show_default=True, help="Days of activity.")
+@click.option("--start", type=click.DateTime(["%Y-%m-%d"]), default=None, help="First day (default 2026-09-28).")
+@click.option("--seed", type=int, default=7, show_default=True, help="Same seed and options, same bytes.")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
+def generate(out: Path, tables: int, days: int, start, seed: int, as_json: bool) -> None:
+    """Write the events of one realistic data platform (all four sources), its aliases and ground truth."""
+    from lineage.generate import DEFAULT_START
+    from lineage.generate import generate as run_generate
+
+    def progress(done: int, total: int, events: int) -> None:
+        if not as_json and (done == total or done % 7 == 0):
+            say(f"generate: day {done}/{total}, {events} events")
+
+    result = run_generate(out, tables=tables, days=days, start=start.date() if start else DEFAULT_START, seed=seed,
+                          progress=progress)
+    if as_json:
+        click.echo(json.dumps(result.summary, sort_keys=True))
+        return
+    _print_generated(result)
+
+
+def _print_generated(result) -> None:
+    out = Console()
+    counts = result.summary["counts"]
+    table = Table(title=f"generated {result.summary['tables']} tables over {result.summary['days']} days "
+                        f"from {result.summary['start']} (seed {result.summary['seed']}) in {result.out}")
+    for column in ("source", "records", "duplicates", "malformed"):
+        table.add_column(column, justify="left" if column == "source" else "right")
+    for name, row in [*counts["sources"].items(), ("total", counts["total"])]:
+        table.add_row(name, *(str(row[k]) for k in ("records", "duplicates", "malformed")))
+    out.print(table)
+    stats = result.summary["stats"]
+    out.print(f"{counts['files']} files under {result.out / 'events'}; jobs {stats['jobs']} "
+              f"({stats['failed_jobs']} failed, {stats['reruns']} reruns); grants {stats['grants']}, "
+              f"revokes {stats['revokes']}, failed grants {stats['failed_grants']}; changes {stats['changes']}",
+              markup=False, soft_wrap=True)
+    out.print(f"aliases: {result.out / 'aliases.csv'}; ground truth: {result.out / 'truth'}", markup=False, soft_wrap=True)
+    for key, value in result.summary["interesting"].items():
+        out.print(f"  {key.replace('_', ' ')}: {value}", markup=False, soft_wrap=True)
+
+
+@main.command()
 @click.option("--out", type=click.Path(path_type=Path), default=Path("demo-out"), show_default=True,
-              help="Where the sample events and the warehouse go.")
-@click.option("--days", type=click.IntRange(1, 3650), default=7, show_default=True, help="Days of generated activity.")
-def demo(out: Path, days: int) -> None:
-    """Generate sample events of all four platforms and run the pipeline on them end to end."""
+              help="Where the generated events and the warehouse go.")
+@click.option("--neo4j-uri", metavar="bolt://HOST:PORT", help="Also export the graph there (password from $NEO4J_PASSWORD).")
+@click.option("--tables", type=click.IntRange(12, 100_000), default=None, help="Tables of the generated platform (default 200).")
+@click.option("--days", type=click.IntRange(1, 3650), default=None,
+              help="Days of activity (default 35; 7 with --small).")
+@click.option("--small", is_flag=True, help="The hand-checked nine-table sample platform (lineage.samples) instead.")
+def demo(out: Path, neo4j_uri: str | None, tables: int | None, days: int | None, small: bool) -> None:
+    """Generate a platform worth exploring, ingest, build, rank last week's changes, and show where to look."""
+    if small:
+        _small_demo(out, days or 7)
+        return
+    import time
+
+    from lineage import demo as demo_run
+
+    begun = time.monotonic()
+    with _progress(True) as progress:
+        tour = demo_run.run(out, tables=tables or demo_run.DEMO_TABLES, days=days or demo_run.DEMO_DAYS,
+                            neo4j_uri=neo4j_uri, say=say, ingest_progress=progress)
+    _print_tour(tour, time.monotonic() - begun)
+
+
+def _print_tour(tour, seconds: float) -> None:
+    out = Console()
+    if tour.blast:
+        table = Table(title=f"blast radius, {tour.blast_window[0]} (top 5 of {len(tour.blast)})")
+        for column in ("score", "kind", "entity", "affected"):
+            table.add_column(column, justify="right" if column == "score" else "left", overflow="fold")
+        for r in tour.blast[:5]:
+            table.add_row(f"{r.score:g}", r.kind, r.entity_id, ", ".join(f"{k} {v}" for k, v in r.summary.items()) or "-")
+        out.print(table)
+    if tour.exported is not None:
+        out.print(f"exported to Neo4j: {tour.exported.to_json()}", markup=False, soft_wrap=True)
+    lines = [f"demo finished in {seconds:.0f} s. Where everything is:",
+             f"  events (per source per day, gzipped): {tour.events}",
+             f"  ground truth of the generator:        {tour.truth}",
+             f"  warehouse (graph under graph/):       {tour.warehouse}",
+             "  notebooks: notebooks/*.ipynb read this warehouse (LINEAGE_WAREHOUSE overrides it)",
+             "Worth a look: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in tour.interesting.items()),
+             "Try next:"]
+    for what, command in tour.commands:
+        lines += [f"  # {what}", f"  {command}"]
+    out.print("\n".join(lines), markup=False, soft_wrap=True)
+
+
+def _small_demo(out: Path, days: int) -> None:
+    """The nine-table platform of lineage.samples (hand-checked; tests rely on its ids)."""
     from lineage.ingest.pipeline import ingest as run_ingest
     from lineage.samples import ALIASES, write_samples
 

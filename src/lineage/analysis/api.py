@@ -143,3 +143,18 @@ def blast_all(
     """The same changes, ranked, each with *every* affected vertex, one at a time (streamed)."""
     changes = change_rows(warehouse, since, until)
     return blast_stream(changes, traversal(warehouse, engine, spark), max_depth=max_depth)
+
+
+# views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
+from lineage.analysis.views import (  # noqa: E402,F401
+    STRUCTURAL,
+    blast_of,
+    central_tables,
+    feeds_neighbourhood,
+    grant_timeline,
+    impact_subgraph,
+    lineage_diff,
+    people_to_tell,
+    tagged,
+    time_span,
+)

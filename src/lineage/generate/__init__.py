@@ -1,0 +1,119 @@
+"""``lineage generate``: the events of one realistic data platform, and its ground truth.
+
+The platform (``model``) is built once from the seed; then, day by day, ``plan`` decides what
+happens (runs, failures, reruns, grants, changes), the per-source modules render each
+happening as its platform delivers it, ``writer`` streams them into gzipped files per source
+and day, and ``truth`` records what really happened so that tests can check what ``lineage
+build`` recovers. Nothing of a day is kept once written: memory stays flat as events grow.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from lineage.generate import dataphin, datahub, dataworks, maxcompute, model, plan, truth
+from lineage.generate.ident import Ids
+from lineage.generate.writer import Counts, JsonArrays, JsonLines
+
+DEFAULT_START = date(2026, 9, 28)
+"""A Monday: the default first day (fixed, so that a seed always gives the same events)."""
+
+RENDERERS: dict[str, tuple[str, Callable[..., dict[str, Any]]]] = {
+    **{kind: ("dataworks", fn) for kind, fn in dataworks.RENDER.items()},
+    **{kind: ("maxcompute", fn) for kind, fn in maxcompute.RENDER.items()},
+    **{kind: ("dataphin", fn) for kind, fn in dataphin.RENDER.items()},
+    **{kind: ("datahub", fn) for kind, fn in datahub.RENDER.items()},
+}
+"""Intent kind -> (source, renderer): which platform reports what."""
+
+
+@dataclass
+class Result:
+    out: Path
+    events: int
+    files: int
+    summary: dict[str, Any]
+
+
+def _writers(out: Path, day: datetime, counts: Counts, seed: int) -> dict[str, Any]:
+    rng = random.Random(f"{seed}:write:{day:%Y-%m-%d}")
+    events = out / "events"
+    stamp = f"{day:%Y-%m-%d}"
+    return {
+        "dataworks": JsonLines(events / "dataworks" / "eventbridge" / f"{stamp}.jsonl.gz", "dataworks", counts, rng, out),
+        "dataworks_fc": JsonLines(events / "dataworks" / "fc" / f"{stamp}.jsonl.gz", "dataworks", counts, rng, out),
+        "maxcompute": JsonArrays(events / "maxcompute" / stamp, "maxcompute", counts, rng, out),
+        "dataphin": JsonLines(events / "dataphin" / f"{stamp}.jsonl.gz", "dataphin", counts, rng, out),
+        "datahub": JsonLines(events / "datahub" / f"{stamp}.jsonl.gz", "datahub", counts, rng, out),
+    }
+
+
+def _kind(doc: dict[str, Any], fallback: str) -> str:
+    return doc.get("eventName") or fallback
+
+
+def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = DEFAULT_START, seed: int = 7,
+             progress: Callable[[int, int, int], None] | None = None) -> Result:
+    """Write the platform's events under ``out/events``, ``out/aliases.csv`` and ``out/truth``."""
+    if tables < 12:
+        raise ValueError("--tables must be at least 12 (two per layer)")
+    if days < 1:
+        raise ValueError("--days must be at least 1")
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    first = datetime(start.year, start.month, start.day, tzinfo=timezone.utc)
+    platform = model.build(seed, tables, days, first)
+    counts = Counts()
+    recorder = truth.Truth(root, platform)
+    setup = plan.setup(platform)
+    state = plan.initial_state(platform, setup)
+    for index in range(days):
+        day = plan.plan_day(platform, state, index)
+        if index == 0:
+            day.intents[:0] = setup
+        recorder.day(day)
+        files = _writers(root, day.date, counts, seed)
+        ids = {source: Ids(f"{seed}:{source}:{index}") for source in ("dataworks", "maxcompute", "dataphin", "datahub")}
+        for doc in dataworks.runs(platform, ids["dataworks"], day):
+            files["dataworks"].write(doc, doc["data"]["eventCode"])
+        for doc in maxcompute.jobs(platform, ids["maxcompute"], day):
+            files["maxcompute"].write(doc, doc["eventName"])
+        for intent in day.intents:
+            source, render = RENDERERS[intent.kind]
+            doc = render(platform, ids[source], intent)
+            target = "dataworks_fc" if intent.kind in dataworks.FC_KINDS else source
+            kind = intent.kind if source in ("dataworks", "dataphin") else _kind(doc, f"{doc.get('category')}:{doc.get('operation')}")
+            files[target].write(doc, kind)
+        for handle in files.values():
+            handle.close()
+        if progress:
+            progress(index + 1, days, sum(counts.records.values()))
+    (root / "aliases.csv").write_text(truth.aliases(platform))
+    summary = recorder.close({
+        "seed": seed, "tables": tables, "days": days, "start": f"{start:%Y-%m-%d}",
+        "counts": counts.as_json(), "interesting": interesting(platform, recorder),
+    })
+    return Result(root, sum(counts.records.values()), len(counts.files), summary)
+
+
+def interesting(platform: model.Platform, recorder: truth.Truth) -> dict[str, str]:
+    """Ids worth looking at first: a hub table, a PII table, a dropped table, a busy user, ..."""
+    hub = model.hub(platform)
+    pii = next((t for t in sorted(platform.tables, key=lambda t: (-t.readers, t.index)) if t.pii), None)
+    dropped = min(recorder.dropped, default=None)
+    busy = max(recorder.busy, key=lambda p: (recorder.busy[p], -p), default=0)
+    node = platform.nodes[hub.node] if hub.node is not None else platform.nodes[0]
+    return {
+        "hub_table": hub.id,
+        "pii_table": pii.id if pii else "",
+        "dropped_table": platform.table(dropped).id if dropped is not None else "",
+        "busy_user": platform.people[busy].user_id,
+        "busy_user_name": platform.people[busy].login,
+        "hub_node": node.id,
+        "report_table": next(t.id for t in platform.tables if t.layer == "rpt"),
+    }

@@ -1,0 +1,237 @@
+"""The platform being simulated: projects, layered tables, nodes and their inputs, people, roles.
+
+Built once from the seed, before any event is written; its size is proportional to the number
+of tables, never to the number of days or events (the events are streamed day by day).
+Inputs are picked by a power law over each lower layer ranked by popularity, so a few hub tables
+(a customer dimension, the order fact) feed hundreds of tables, as on real warehouses.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect
+from itertools import accumulate
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from lineage import ids
+
+COMPANY = "acme"
+LAYERS: tuple[tuple[str, float, str], ...] = (
+    # layer, share of the tables, MaxCompute project
+    ("ods", 0.24, f"{COMPANY}_ods"),
+    ("dim", 0.10, f"{COMPANY}_cdm"),
+    ("dwd", 0.24, f"{COMPANY}_cdm"),
+    ("dws", 0.20, f"{COMPANY}_cdm"),
+    ("ads", 0.13, f"{COMPANY}_ads"),
+    ("rpt", 0.09, f"{COMPANY}_ads"),
+)
+"""Warehouse layers, bottom up (ods -> dim -> dwd -> dws -> ads -> reporting)."""
+WORKSPACES = {f"{COMPANY}_ods": 31001, f"{COMPANY}_cdm": 31002, f"{COMPANY}_ads": 31003}
+"""DataWorks workspace id of each MaxCompute project."""
+DOMAINS = ("trade", "customer", "product", "marketing", "finance", "logistics", "risk", "supply")
+ENTITIES = ("order", "payment", "refund", "cart", "user", "member", "coupon", "sku", "shop", "invoice",
+            "shipment", "visit", "click", "campaign", "ledger", "stock", "review", "address")
+SUFFIX = {"ods": "di", "dim": "", "dwd": "di", "dws": "1d", "ads": "report", "rpt": "dashboard"}
+PII_ENTITIES = ("user", "member", "address")
+"""ODS tables of these entities are tagged PII in DataHub."""
+INPUT_COUNTS = (1, 2, 3, 4, 5)
+INPUT_WEIGHTS = (0.38, 0.27, 0.17, 0.11, 0.07)
+"""How many tables one node joins (1-5), a power-law-like tail."""
+HUB_EXPONENT = 1.3
+"""Zipf exponent of input popularity: weight of the table ranked r is 1 / r**HUB_EXPONENT."""
+SQL_KINDS = (("insert", 0.46), ("cte", 0.20), ("ctas", 0.10), ("multi", 0.08), ("nosql", 0.13), ("variable", 0.03))
+"""How a node's daily job writes its table: plain INSERT OVERWRITE, a CTE, a CTAS temp table then
+an insert, a multi-insert writing two tables, a non-SQL (MapReduce/Spark) job seen only through
+ReadTableData/ChangeTableData audit events, or SQL whose table name is a variable (no lineage)."""
+FIRST_NAMES = ("wei", "li", "fang", "min", "jing", "lei", "yan", "tao", "hui", "jun", "ling", "qiang",
+               "xin", "bo", "mei", "hao", "yu", "chen", "ning", "rui", "ana", "ben", "carla", "dev",
+               "emma", "farid", "grace", "hugo", "ines", "jon")
+ROLES = ("analyst", "engineer", "steward", "auditor", "contractor")
+
+
+@dataclass(frozen=True)
+class Person:
+    index: int
+    login: str  # the readable name: DataHub corpuser, Dataphin userName
+    uid: str  # Aliyun UID (DataWorks operator/owner)
+    role: str
+    dataphin_id: str
+
+    @property
+    def account(self) -> str:
+        """The MaxCompute account name (RAM sub-account)."""
+        return f"RAM${self.login}@{COMPANY}.example:sub"
+
+    @property
+    def user_id(self) -> str:
+        return ids.aliyun_user(self.uid)
+
+
+@dataclass
+class TableSpec:
+    index: int
+    layer: str
+    project: str
+    name: str
+    domain: str
+    entity: str
+    owner: int  # Person.index
+    pii: bool = False
+    node: int | None = None  # the node writing it
+    readers: int = 0  # how many nodes read it (filled while picking inputs)
+
+    @property
+    def id(self) -> str:
+        return ids.table(self.project, self.name)
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.project}.{self.name}"
+
+
+@dataclass
+class NodeSpec:
+    node_id: int
+    name: str
+    kind: str  # one of SQL_KINDS
+    targets: tuple[int, ...]  # TableSpec indexes written
+    inputs: tuple[int, ...]  # TableSpec indexes read
+    owner: int
+    flow: int
+    baseline: int | None
+    minute: int  # start minute after 00:00 (upstream layers run first)
+    temp: str | None = None  # the CTAS temp table name (kind ctas)
+
+    @property
+    def id(self) -> str:
+        return ids.dataworks("Node", self.node_id)
+
+
+@dataclass
+class Platform:
+    seed: int
+    start: datetime
+    days: int
+    tables: list[TableSpec]
+    nodes: list[NodeSpec]
+    people: list[Person]
+    roles: list[tuple[str, str, tuple[int, ...]]]  # (project, role name, table indexes its policy allows)
+    flows: dict[int, str]
+    baselines: dict[int, str]
+    by_name: dict[str, TableSpec] = field(default_factory=dict)
+
+    def day(self, index: int) -> datetime:
+        return self.start + timedelta(days=index)
+
+    def table(self, index: int) -> TableSpec:
+        return self.tables[index]
+
+
+def _layer_sizes(n: int) -> list[int]:
+    sizes = [max(2, round(n * share)) for _, share, _ in LAYERS]
+    sizes[2] += n - sum(sizes)  # the rounding rest goes to dwd
+    return sizes
+
+
+def _zipf(size: int) -> list[float]:
+    """Cumulative Zipf weights of ranks 1..size."""
+    return list(accumulate(1.0 / (rank + 1) ** HUB_EXPONENT for rank in range(size)))
+
+
+def _pick(rng: random.Random, candidates: list[int], cumulative: list[float], k: int) -> tuple[int, ...]:
+    """k distinct candidates, weighted by a Zipf law over their rank (the list's order)."""
+    chosen: list[int] = []
+    while len(chosen) < min(k, len(candidates)):
+        pick = candidates[bisect(cumulative, rng.random() * cumulative[-1])]
+        if pick not in chosen:
+            chosen.append(pick)
+    return tuple(chosen)
+
+
+def build(seed: int, tables: int, days: int, start: datetime) -> Platform:
+    """The platform for ``seed``: the same arguments always give the same platform."""
+    rng = random.Random(f"{seed}:model")
+    n_people = max(8, min(400, tables // 8))
+    people = [
+        Person(i, f"{FIRST_NAMES[i % len(FIRST_NAMES)]}.{ENTITIES[(i // len(FIRST_NAMES)) % len(ENTITIES)]}{i}",
+               str(1_100_000_000_000_000 + rng.randrange(10**15)), ROLES[min(i % 7, len(ROLES) - 1)],
+               str(300_010_000 + i))
+        for i in range(n_people)
+    ]
+    engineers = [p.index for p in people if p.role == "engineer"] or [0]
+    specs: list[TableSpec] = []
+    used: set[str] = set()
+    for (layer, _share, project), size in zip(LAYERS, _layer_sizes(tables)):
+        for _ in range(size):
+            domain, entity = rng.choice(DOMAINS), rng.choice(ENTITIES)
+            base = "_".join(part for part in (layer, domain, entity, SUFFIX[layer]) if part)
+            name, n = base, 1
+            while name in used:
+                n += 1
+                name = f"{base}_{n}"
+            used.add(name)
+            specs.append(TableSpec(len(specs), layer, project, name, domain, entity, rng.choice(engineers),
+                                   pii=layer == "ods" and entity in PII_ENTITIES))
+    by_layer: dict[str, list[int]] = {}
+    for spec in specs:
+        by_layer.setdefault(spec.layer, []).append(spec.index)
+    flows = {41000 + i: f"wf_{d}" for i, d in enumerate(DOMAINS)}
+    baselines = {117800000 + i: f"sla_{name}" for i, name in enumerate(("daily_core", "finance_close", "exec_dashboard"))}
+    nodes: list[NodeSpec] = []
+    order = [layer for layer, _, _ in LAYERS]
+    popularity = {layer: rng.sample(by_layer[layer], len(by_layer[layer])) for layer in order}
+    rank = {i: r for members in popularity.values() for r, i in enumerate(members)}
+    claimed: set[int] = set()
+    for level, layer in enumerate(order):
+        # candidates ranked by popularity within their layer, nearer layers first at equal rank
+        lower = sorted((i for low in order[:level] for i in popularity[low]),
+                       key=lambda i: rank[i] + 0.5 * (level - order.index(specs[i].layer)))
+        cumulative = _zipf(len(lower))
+        for index in by_layer[layer]:
+            if index in claimed:
+                continue
+            kind = "nosql" if layer == "ods" else rng.choices([k for k, _ in SQL_KINDS], [w for _, w in SQL_KINDS])[0]
+            targets = [index]
+            if kind == "multi":
+                sibling = next((i for i in by_layer[layer] if i not in claimed and i != index), None)
+                if sibling is None:
+                    kind = "insert"
+                else:
+                    targets.append(sibling)
+            claimed.update(targets)
+            inputs: tuple[int, ...] = ()
+            if lower:
+                k = rng.choices(INPUT_COUNTS, INPUT_WEIGHTS)[0]
+                inputs = _pick(rng, lower, cumulative, k)
+            node_id = 700_200_000 + len(nodes)
+            name = specs[index].name + ("_sync" if layer == "ods" else "_etl")
+            flow = 41000 + DOMAINS.index(specs[index].domain)
+            baseline = None
+            if layer in ("ads", "rpt") or rng.random() < 0.1:
+                baseline = 117800000 + (2 if layer == "rpt" else 1 if specs[index].domain == "finance" else 0)
+            node = NodeSpec(node_id, name, kind, tuple(targets), inputs, specs[index].owner, flow, baseline,
+                            minute=30 + 40 * level + rng.randrange(30),
+                            temp=f"tmp_{name}" if kind == "ctas" else None)
+            for t in targets:
+                specs[t].node = len(nodes)
+            for i in inputs:
+                specs[i].readers += 1
+            nodes.append(node)
+    if len(nodes) > 10 and not any(n.kind == "variable" for n in nodes):
+        # every platform has at least one script whose table name is a variable (no lineage)
+        last = next(n for n in reversed(nodes) if n.kind == "insert")
+        last.kind = "variable"
+    roles = []
+    for project in WORKSPACES:
+        in_project = [s.index for s in specs if s.project == project]
+        roles.append((project, "role_reader", tuple(rng.sample(in_project, min(6, len(in_project))))))
+        roles.append((project, "role_developer", ()))
+    platform = Platform(seed, start, days, specs, nodes, people, roles, flows, baselines)
+    platform.by_name = {s.name: s for s in specs}
+    return platform
+
+
+def hub(platform: Platform) -> TableSpec:
+    """The table most nodes read."""
+    return max(platform.tables, key=lambda t: (t.readers, -t.index))

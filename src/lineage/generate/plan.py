@@ -1,0 +1,334 @@
+"""What happens on the platform, day by day: runs, failures, reruns, grants, changes.
+
+``setup`` and ``day`` return plain ``Intent`` records (time, kind, args); the per-source
+modules turn each into the JSON its platform delivers. Deciding *what* happens here, once,
+keeps the four sources consistent (a failed DataWorks instance is a failed MaxCompute job)
+and is where the ground truth comes from. Only the platform's current state (open grants,
+live nodes and tables) is carried from one day to the next: memory does not grow with days.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from lineage.generate.model import LAYERS, Platform, hub
+
+FAILURE_RATE = 0.012
+"""Share of daily runs that fail (a MaxCompute job Failed, the DataWorks instance status 5)."""
+RERUN_RATE = 0.75
+"""Share of failed runs rerun by their owner the same day (the rerun succeeds)."""
+QUALITY_SHARE = 0.25
+"""Share of dwd/dws/ads tables with quality rules."""
+CHANGE_WEEKDAY = 2
+"""Schema changes, deprecations, drops and node releases happen on Wednesdays (weekday 2)."""
+ERRORS = (("ODPS-0130071", "Semantic analysis exception - column not found"),
+          ("ODPS-0123131", "User defined function exception"),
+          ("ODPS-0420061", "Invalid parameter in HTTP request - fetched partition does not exist"))
+
+
+@dataclass(frozen=True)
+class Intent:
+    time: datetime
+    kind: str
+    args: dict[str, Any]
+
+
+@dataclass
+class State:
+    """What carries over between days: live nodes/tables, open grants, rules, role members."""
+
+    dropped: set[int] = field(default_factory=set)  # table indexes
+    deleted_nodes: set[int] = field(default_factory=set)  # node indexes
+    deprecated: set[int] = field(default_factory=set)
+    acl: list[tuple[int, int]] = field(default_factory=list)  # (person, table) open ACL grants
+    role_members: list[tuple[int, int]] = field(default_factory=list)  # (person, role index)
+    dataphin: list[tuple[int, int]] = field(default_factory=list)  # (person, table) open Dataphin grants
+    rules: dict[int, list[int]] = field(default_factory=dict)  # table -> rule ids
+    next_approval: int = 528_500_000
+    releases: list[tuple[int, int]] = field(default_factory=list)  # (node, new input) from the next day on
+
+
+def _at(day: datetime, minutes: float) -> datetime:
+    return day + timedelta(minutes=minutes)
+
+
+def _owner_of(platform: Platform, table: int) -> int:
+    return platform.table(table).owner
+
+
+def setup(platform: Platform) -> list[Intent]:
+    """Day 0, before the first run: tables, users, roles, nodes, rules, catalogue metadata."""
+    rng = random.Random(f"{platform.seed}:setup")
+    day = platform.day(0)
+    out: list[Intent] = []
+    admin = platform.people[0].index
+    for project in sorted({t.project for t in platform.tables}):
+        for person in platform.people:
+            out.append(Intent(_at(day, 1), "AddUser", {"project": project, "person": person.index, "actor": admin}))
+    for r, (project, role, allowed) in enumerate(platform.roles):
+        out.append(Intent(_at(day, 2), "CreateRole", {"project": project, "role": role, "actor": admin}))
+        if allowed:
+            out.append(Intent(_at(day, 2), "PutRolePolicy", {"project": project, "role": role, "tables": allowed,
+                                                            "actor": admin}))
+    for table in platform.tables:
+        out.append(Intent(_at(day, 3), "CreateTable", {"table": table.index, "actor": table.owner}))
+        out.append(Intent(_at(day, 4), "dh_owner", {"table": table.index, "person": table.owner, "op": "ADD"}))
+        out.append(Intent(_at(day, 4), "dh_domain", {"table": table.index}))
+        if table.pii:
+            out.append(Intent(_at(day, 4), "dh_tag", {"table": table.index, "tag": "PII", "op": "ADD"}))
+            out.append(Intent(_at(day, 5), "SetTableLabel", {"table": table.index, "level": 2, "actor": admin}))
+        if rng.random() < 0.2:
+            term = "CustomerData" if table.entity in ("user", "member", "address") else f"{table.domain.title()}Metric"
+            out.append(Intent(_at(day, 4), "dh_term", {"table": table.index, "term": term}))
+    for n, node in enumerate(platform.nodes):
+        out.append(Intent(_at(day, 6), "node-change-created", {"node": n, "actor": node.owner}))
+    for table in platform.tables:
+        if table.layer in ("dwd", "dws", "ads") and rng.random() < QUALITY_SHARE:
+            rule_ids = []
+            for n in range(rng.choice((1, 1, 2))):
+                rule_ids.append(_rule_id(table.index, n))
+            out.append(Intent(_at(day, 7), "batch-create-data-quality-rules",
+                              {"table": table.index, "rules": rule_ids, "actor": table.owner}))
+    analysts = [p.index for p in platform.people if p.role == "analyst"][:2] or [0]
+    for table in (t for t in platform.tables if t.pii):
+        for person in analysts:  # the CRM analysts read the raw customer tables directly
+            out.append(Intent(_at(day, 8), "GrantACL", {"person": person, "table": table.index, "actor": table.owner}))
+    stewards = [p.index for p in platform.people if p.role in ("steward", "auditor")] or [0]
+    for person in stewards:
+        for table in (t for t in platform.tables if t.pii):
+            out.append(Intent(_at(day, 8), "GrantLabel", {"table": table.index, "person": person, "level": 2,
+                                                          "days": None, "actor": admin}))
+    return out
+
+
+def _rule_id(table: int, n: int) -> int:
+    return 28_600_000 + table * 4 + n
+
+
+def initial_state(platform: Platform, setup_intents: list[Intent]) -> State:
+    state = State()
+    for intent in setup_intents:
+        if intent.kind == "batch-create-data-quality-rules":
+            state.rules[intent.args["table"]] = list(intent.args["rules"])
+    return state
+
+
+@dataclass
+class Run:
+    """One MaxCompute job of a node's daily instance."""
+
+    job: str  # the MaxCompute InstanceId
+    begin: datetime
+    end: datetime
+    ok: bool
+    error: tuple[str, str] | None = None
+
+
+@dataclass
+class NodeDay:
+    node: int  # index into platform.nodes
+    task_id: int
+    dag_id: int
+    waiting: datetime
+    runs: list[Run]
+    rerun_at: datetime | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.runs[-1].ok
+
+
+@dataclass
+class Day:
+    index: int
+    date: datetime
+    runs: list[NodeDay]
+    intents: list[Intent]
+
+
+def _job_id(moment: datetime, node: int, attempt: int) -> str:
+    return f"{moment:%Y%m%d%H%M%S}{node % 1000:03d}{attempt}g{node:06d}"
+
+
+def plan_day(platform: Platform, state: State, index: int) -> Day:
+    """Everything that happens on day ``index`` (state is updated for the next day)."""
+    rng = random.Random(f"{platform.seed}:day:{index}")
+    day = platform.day(index)
+    _release(platform, state)
+    runs: list[NodeDay] = []
+    intents: list[Intent] = []
+    flow_dags = {flow: 500_000_000_000 + index * 1000 + n for n, flow in enumerate(sorted(platform.flows))}
+    for n, node in enumerate(platform.nodes):
+        if n in state.deleted_nodes:
+            continue
+        waiting = _at(day, node.minute + rng.random())
+        begin = waiting + timedelta(minutes=1 + rng.random() * 4)
+        end = begin + timedelta(minutes=2 + rng.random() * 20)
+        failed = rng.random() < FAILURE_RATE
+        first = Run(_job_id(begin, n, 0), begin, end, not failed, rng.choice(ERRORS) if failed else None)
+        node_day = NodeDay(n, 4_600_000_000 + index * 1_000_000 + n, flow_dags[node.flow], waiting, [first])
+        if failed and rng.random() < RERUN_RATE:
+            node_day.rerun_at = end + timedelta(minutes=30 + rng.random() * 60)
+            again = node_day.rerun_at + timedelta(minutes=1)
+            node_day.runs.append(Run(_job_id(again, n, 1), again, again + timedelta(minutes=5 + rng.random() * 10), True))
+        runs.append(node_day)
+        if node_day.ok:
+            for target in node.targets:
+                for rule in state.rules.get(target, ()):
+                    result = rng.choices((0, 1, 2), (0.94, 0.03, 0.03))[0]
+                    intents.append(Intent(node_day.runs[-1].end + timedelta(minutes=1), "dqc-check-finished-event",
+                                          {"table": target, "rule": rule, "result": result}))
+        elif node.baseline is not None:
+            intents.append(Intent(end + timedelta(minutes=2), "workbench-monitor-alert",
+                                  {"baseline": node.baseline, "node": n, "task_id": node_day.task_id}))
+    intents += _access(platform, state, rng, day)
+    if day.weekday() == CHANGE_WEEKDAY and index > 0:
+        intents += _changes(platform, state, rng, day)
+    return Day(index, day, runs, intents)
+
+
+def _live_tables(platform: Platform, state: State) -> list[int]:
+    return [t.index for t in platform.tables if t.index not in state.dropped]
+
+
+def _access(platform: Platform, state: State, rng: random.Random, day: datetime) -> list[Intent]:
+    """Grant churn: ACL grants and revokes, role grants, approvals with expiry, Dataphin, labels, downloads."""
+    out: list[Intent] = []
+    people = len(platform.people)
+    live = _live_tables(platform, state)
+    consumers = [t for t in live if platform.table(t).layer in ("dws", "ads", "rpt")] or live
+    admin = 0
+
+    def when() -> datetime:
+        return _at(day, 8 * 60 + rng.random() * 10 * 60)  # office hours
+
+    for _ in range(max(1, people // 8)):
+        person, table = rng.randrange(people), rng.choice(consumers)
+        out.append(Intent(when(), "GrantACL", {"person": person, "table": table, "actor": _owner_of(platform, table)}))
+        state.acl.append((person, table))
+    for _ in range(max(1, people // 16)):
+        if state.acl:
+            person, table = state.acl.pop(rng.randrange(len(state.acl)))
+            out.append(Intent(when(), "RevokeACL", {"person": person, "table": table, "actor": _owner_of(platform, table)}))
+    if rng.random() < 0.5:
+        person, role = rng.randrange(people), rng.randrange(len(platform.roles))
+        out.append(Intent(when(), "GrantRole", {"person": person, "role": role, "actor": admin}))
+        state.role_members.append((person, role))
+    if state.role_members and rng.random() < 0.25:
+        person, role = state.role_members.pop(rng.randrange(len(state.role_members)))
+        out.append(Intent(when(), "RevokeRole", {"person": person, "role": role, "actor": admin}))
+    for _ in range(max(1, people // 20)):
+        person, table = rng.randrange(people), rng.choice(live)
+        state.next_approval += 1
+        out.append(Intent(when(), "approval-change-finished", {
+            "person": person, "table": table, "approver": _owner_of(platform, table), "id": state.next_approval,
+            "days": rng.choice((3, 7, 14, 30, 90))}))
+    for _ in range(max(1, people // 25)):
+        person, table = rng.randrange(people), rng.choice(live)
+        ticket = f"T-{day:%Y%m%d}-{rng.randrange(10**6):06d}"
+        applied = when()
+        out.append(Intent(applied, "ApplyPrivilege", {"person": person, "table": table, "ticket": ticket, "days": 30}))
+        out.append(Intent(applied + timedelta(minutes=20), "ApprovePrivilege", {
+            "person": person, "table": table, "ticket": ticket, "approver": _owner_of(platform, table),
+            "days": rng.choice((7, 30, 60))}))
+        state.dataphin.append((person, table))
+    if rng.random() < 0.6:
+        person, table = rng.randrange(people), rng.choice(live)
+        ok = rng.random() >= 0.15
+        out.append(Intent(when(), "GrantPermission", {"person": person, "table": table, "ok": ok,
+                                                      "actor": _owner_of(platform, table)}))
+        if ok:
+            state.dataphin.append((person, table))
+    if state.dataphin and rng.random() < 0.3:
+        person, table = state.dataphin.pop(rng.randrange(len(state.dataphin)))
+        out.append(Intent(when(), rng.choice(("RevokePermission", "ReturnPermission")),
+                          {"person": person, "table": table, "actor": _owner_of(platform, table)}))
+    pii = [t for t in live if platform.table(t).pii]
+    if pii and rng.random() < 0.2:
+        out.append(Intent(when(), "GrantLabel", {"table": rng.choice(pii), "person": rng.randrange(people),
+                                                 "level": 2, "days": rng.choice((3, 7, 14)), "actor": admin}))
+    busy = platform.people[len(platform.people) // 2].index
+    for person in [busy] * 2 + [rng.randrange(people) for _ in range(max(1, people // 12))]:
+        table = rng.choice(consumers)
+        out.append(Intent(when(), rng.choice(("DownloadTable", "download-resources-execute")),
+                          {"person": person, "table": table}))
+    if rng.random() < 0.3:
+        ods = [t for t in live if platform.table(t).layer == "ods"]
+        if ods:
+            out.append(Intent(when(), "upload-data-to-table", {"person": rng.randrange(people), "table": rng.choice(ods)}))
+    return out
+
+
+def _changes(platform: Platform, state: State, rng: random.Random, day: datetime) -> list[Intent]:
+    """The weekly release: schema changes, field removals, deprecations, drops, node updates/deletions."""
+    out: list[Intent] = []
+    live = _live_tables(platform, state)
+    n = len(platform.tables)
+    hub_index = hub(platform).index
+
+    def when() -> datetime:
+        return _at(day, 14 * 60 + rng.random() * 4 * 60)
+
+    for table in rng.sample(live, max(1, n // 80)):
+        owner = _owner_of(platform, table)
+        out.append(Intent(when(), "ChangeTable", {"table": table, "actor": owner}))
+        out.append(Intent(when(), "dh_schema", {"table": table, "field": f"col_{day:%m%d}_{table}", "op": "ADD",
+                                               "person": owner}))
+    for table in rng.sample(live, max(1, n // 150)):
+        out.append(Intent(when(), "dh_schema", {"table": table, "field": "gmt_modified", "op": "REMOVE",
+                                               "person": _owner_of(platform, table)}))
+    # the hub's schema changes every week: the demo's biggest blast radius
+    out.append(Intent(when(), "ChangeTable", {"table": hub_index, "actor": _owner_of(platform, hub_index)}))
+    fresh = [t for t in live if t not in state.deprecated]
+    for table in rng.sample(fresh, min(len(fresh), max(1, n // 200))):
+        state.deprecated.add(table)
+        out.append(Intent(when(), "dh_deprecation", {"table": table, "person": _owner_of(platform, table)}))
+    leaves = [t for t in live if platform.table(t).layer in ("ads", "rpt") and platform.table(t).readers == 0
+              and platform.table(t).node is not None and platform.nodes[platform.table(t).node].kind in ("insert", "cte")]
+    for table in rng.sample(leaves, min(len(leaves), max(1, n // 250))):
+        node = platform.table(table).node
+        owner = _owner_of(platform, table)
+        moment = when()
+        state.dropped.add(table)
+        state.deleted_nodes.add(node)
+        out.append(Intent(moment, "node-change-deleted", {"node": node, "actor": owner}))
+        out.append(Intent(moment + timedelta(minutes=5), "DropTable", {"table": table, "actor": owner}))
+        out.append(Intent(moment + timedelta(minutes=6), "dh_lifecycle", {"table": table, "person": owner}))
+    alive = [i for i in range(len(platform.nodes)) if i not in state.deleted_nodes]
+    for node in rng.sample(alive, min(len(alive), max(1, len(platform.nodes) // 50))):
+        out.append(Intent(when(), "node-change-updated", {"node": node, "actor": platform.nodes[node].owner}))
+        _add_input(platform, state, rng, node)
+    if rng.random() < 0.5:
+        table = rng.choice(live)
+        old, new = _owner_of(platform, table), rng.randrange(len(platform.people))
+        out.append(Intent(when(), "dh_owner", {"table": table, "person": old, "op": "REMOVE"}))
+        out.append(Intent(when(), "dh_owner", {"table": table, "person": new, "op": "ADD"}))
+    return out
+
+
+def _add_input(platform: Platform, state: State, rng: random.Random, n: int) -> None:
+    """A release that joins one more table (from a lower layer, popular tables more likely):
+    from the next run on, the node's SQL reads it; lineage grows over time as on real platforms."""
+    node = platform.nodes[n]
+    if node.kind not in ("insert", "cte", "ctas", "multi", "nosql") or not node.inputs or len(node.inputs) >= 5:
+        return
+    layers = [layer for layer, _, _ in LAYERS]
+    below = layers[: layers.index(platform.table(node.targets[0]).layer)]
+    candidates = [t for t in platform.tables if t.layer in below and t.index not in node.inputs
+                  and t.index not in node.targets]
+    if not candidates:
+        return
+    state.releases.append((n, rng.choices(candidates, [t.readers + 1 for t in candidates])[0].index))
+
+
+def _release(platform: Platform, state: State) -> None:
+    """Yesterday's node updates take effect: their SQL joins the new input from today's run on."""
+    for n, table in state.releases:
+        node = platform.nodes[n]
+        if table not in node.inputs:
+            node.inputs = (*node.inputs, table)
+            platform.table(table).readers += 1
+    state.releases.clear()

@@ -1,0 +1,162 @@
+"""The generator's ground truth, written to ``OUT/truth/`` as CSV and JSON that tests read.
+
+| file | one row per |
+|---|---|
+| ``tables.csv`` | table: id, layer, project, name, owner, pii, readers (nodes reading it), node, dropped_at, deprecated_at |
+| ``nodes.csv`` | DataWorks node: id, name, kind, lineage (sql, audit or none), reads, writes, owner, flow, baseline, deleted_at |
+| ``jobs.csv`` | MaxCompute job: id, node, instance, day, status (finished, failed), lineage, reads, writes |
+| ``instances.csv`` | DataWorks instance: id, node, day, status (success, failure), runs, rerun |
+| ``access.csv`` | grant-churn event: time, kind, source, principal, table, ok, expires |
+| ``changes.csv`` | change event: time, kind, entity |
+| ``feeds.csv`` | expected FEEDS edge: src, dst (from every finished job whose lineage is sql or audit) |
+| ``summary.json`` | parameters, counts per source (records, duplicates, malformed) and kind, ids worth looking at |
+
+Lists inside a cell are ``;``-separated canonical ids. Rows are streamed as days are generated.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from lineage import ids
+from lineage.generate import sqltext
+from lineage.generate.model import Platform
+from lineage.generate.plan import Day, Intent
+
+ACCESS_KINDS = {
+    "GrantACL": "maxcompute", "RevokeACL": "maxcompute", "GrantRole": "maxcompute", "RevokeRole": "maxcompute",
+    "GrantLabel": "maxcompute", "approval-change-finished": "dataworks", "ApplyPrivilege": "dataphin",
+    "ApprovePrivilege": "dataphin", "GrantPermission": "dataphin", "RevokePermission": "dataphin",
+    "ReturnPermission": "dataphin",
+}
+CHANGE_KINDS = ("ChangeTable", "DropTable", "node-change-updated", "node-change-deleted", "dh_schema",
+                "dh_deprecation", "dh_lifecycle", "dh_owner")
+HEADERS = {
+    "jobs": ("job_id", "node_id", "instance_id", "day", "status", "lineage", "reads", "writes"),
+    "instances": ("instance_id", "node_id", "day", "status", "runs", "rerun"),
+    "access": ("time", "kind", "source", "principal", "table_id", "ok", "expires"),
+    "changes": ("time", "kind", "entity_id"),
+}
+
+
+def _join(values: Any) -> str:
+    return ";".join(values)
+
+
+def job_id(instance: str) -> str:
+    return ids.make("Job", "maxcompute", ids.norm(instance))
+
+
+class Truth:
+    """Open CSV writers for the streamed truth; ``close`` writes the files known only at the end."""
+
+    def __init__(self, out: Path, platform: Platform):
+        self.dir = out / "truth"
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.platform = platform
+        self.handles = {name: open(self.dir / f"{name}.csv", "w", newline="") for name in HEADERS}
+        self.writers = {name: csv.writer(h) for name, h in self.handles.items()}
+        for name, header in HEADERS.items():
+            self.writers[name].writerow(header)
+        self.feeds: set[tuple[str, str]] = set()
+        self.dropped: dict[int, str] = {}
+        self.deprecated: dict[int, str] = {}
+        self.deleted: dict[int, str] = {}
+        self.stats: dict[str, int] = {"jobs": 0, "failed_jobs": 0, "finished_jobs": 0, "instances": 0,
+                                      "failed_instances": 0, "reruns": 0, "grants": 0, "revokes": 0,
+                                      "failed_grants": 0, "changes": 0}
+        self.busy: dict[int, int] = {}
+
+    def day(self, day: Day) -> None:
+        platform = self.platform
+        for node_day in day.runs:
+            node = platform.nodes[node_day.node]
+            reads, writes = sqltext.truth(platform, node)
+            lineage = sqltext.LINEAGE_FROM[node.kind]
+            for run in node_day.runs:
+                self.writers["jobs"].writerow((job_id(run.job), node.id, ids.dataworks("Instance", node_day.task_id),
+                                               f"{day.date:%Y-%m-%d}", "finished" if run.ok else "failed", lineage,
+                                               _join(reads), _join(writes)))
+                self.stats["jobs"] += 1
+                self.stats["finished_jobs" if run.ok else "failed_jobs"] += 1
+                if run.ok and lineage != "none":
+                    self.feeds.update((a, b) for a in reads for b in writes if a != b)
+            self.writers["instances"].writerow((ids.dataworks("Instance", node_day.task_id), node.id,
+                                                f"{day.date:%Y-%m-%d}", "success" if node_day.ok else "failure",
+                                                len(node_day.runs), int(node_day.rerun_at is not None)))
+            self.stats["instances"] += 1
+            self.stats["failed_instances"] += int(not node_day.ok)
+            self.stats["reruns"] += int(node_day.rerun_at is not None)
+        for intent in day.intents:
+            self.intent(intent)
+
+    def intent(self, intent: Intent) -> None:
+        platform, args, when = self.platform, intent.args, intent.time.strftime("%Y-%m-%dT%H:%M:%SZ")
+        if intent.kind in ACCESS_KINDS:
+            person = platform.people[args["person"]]
+            table = platform.table(args["table"]).id if "table" in args else ids.role(*platform.roles[args["role"]][:2])
+            expires = ""
+            if args.get("days"):
+                expires = (intent.time + timedelta(days=args["days"])).strftime("%Y-%m-%dT%H:%M:%SZ")
+            ok = args.get("ok", True)
+            self.writers["access"].writerow((when, intent.kind, ACCESS_KINDS[intent.kind], person.user_id, table,
+                                             int(ok), expires))
+            revoke = intent.kind.startswith(("Revoke", "Return"))
+            self.stats["revokes" if revoke else "grants"] += int(ok)
+            self.stats["failed_grants"] += int(not ok)
+        if intent.kind in ("DownloadTable", "download-resources-execute"):
+            self.busy[args["person"]] = self.busy.get(args["person"], 0) + 1
+        if intent.kind in CHANGE_KINDS:
+            entity = platform.nodes[args["node"]].id if "node" in args else platform.table(args["table"]).id
+            self.writers["changes"].writerow((when, intent.kind, entity))
+            self.stats["changes"] += 1
+            if intent.kind == "DropTable":
+                self.dropped[args["table"]] = when
+            elif intent.kind == "dh_deprecation":
+                self.deprecated[args["table"]] = when
+            elif intent.kind == "node-change-deleted":
+                self.deleted[args["node"]] = when
+
+    def close(self, summary: dict[str, Any]) -> dict[str, Any]:
+        for handle in self.handles.values():
+            handle.close()
+        platform = self.platform
+        with open(self.dir / "tables.csv", "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(("table_id", "layer", "project", "name", "owner", "pii", "readers", "node_id",
+                             "dropped_at", "deprecated_at"))
+            for t in platform.tables:
+                writer.writerow((t.id, t.layer, t.project, t.name, platform.people[t.owner].user_id, int(t.pii),
+                                 t.readers, platform.nodes[t.node].id if t.node is not None else "",
+                                 self.dropped.get(t.index, ""), self.deprecated.get(t.index, "")))
+        with open(self.dir / "nodes.csv", "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(("node_id", "name", "kind", "lineage", "reads", "writes", "owner", "flow", "baseline",
+                             "deleted_at"))
+            for n, node in enumerate(platform.nodes):
+                reads, writes = sqltext.truth(platform, node)
+                writer.writerow((node.id, node.name, node.kind, sqltext.LINEAGE_FROM[node.kind], _join(reads),
+                                 _join(writes), platform.people[node.owner].user_id, ids.dataworks("Flow", node.flow),
+                                 ids.dataworks("Baseline", node.baseline) if node.baseline else "",
+                                 self.deleted.get(n, "")))
+        with open(self.dir / "feeds.csv", "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(("src", "dst"))
+            writer.writerows(sorted(self.feeds))
+        summary = {**summary, "stats": self.stats}
+        (self.dir / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
+        return summary
+
+
+def aliases(platform: Platform) -> str:
+    """Every person's platform identities joined to their DataWorks UID (the canonical one)."""
+    lines = ["# one person, several platforms: the Aliyun UID (DataWorks) is the canonical identity", "alias,canonical"]
+    for person in platform.people:
+        for alias in (ids.maxcompute_user(person.account), ids.dataphin_user(person.dataphin_id),
+                      ids.datahub_user(person.login)):
+            lines.append(f"{alias},{person.user_id}")
+    return "\n".join(lines) + "\n"
