@@ -26,8 +26,6 @@ import pytest
 
 import lineage
 
-pytestmark = [pytest.mark.slow, pytest.mark.spark]
-
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "cluster.sh"
 SRC = Path(lineage.__file__).resolve().parents[1]
@@ -136,6 +134,8 @@ def _rows(rows: list[dict[str, object]]) -> list[str]:
     return sorted(json.dumps(row, sort_keys=True, default=str) for row in rows)
 
 
+@pytest.mark.slow
+@pytest.mark.spark
 @pytest.mark.parametrize("way", WAYS)
 def test_cluster_gives_the_local_answers(way, cluster, local_run, tmp_path):
     from lineage.graph.api import change_rows, load_rows
@@ -162,3 +162,43 @@ def test_cluster_gives_the_local_answers(way, cluster, local_run, tmp_path):
                  cluster.env, tmp_path)
     assert blast == local_run["blast"]
     assert blast["changes"] and any(change["summary"] for change in blast["changes"])
+
+
+def test_package_zip_holds_the_package_and_only_it(tmp_path, monkeypatch):
+    import zipfile
+
+    from lineage.spark import package_zip
+
+    monkeypatch.setenv("LINEAGE_CACHE", str(tmp_path))
+    first = package_zip()
+    assert package_zip() == first and first.parent == tmp_path / "pyfiles"
+    names = zipfile.ZipFile(first).namelist()
+    expected = {f"lineage/{p.relative_to(SRC / 'lineage').as_posix()}" for p in (SRC / "lineage").rglob("*")
+                if p.is_file() and "__pycache__" not in p.parts}
+    assert set(names) == expected
+    assert {"lineage/__init__.py", "lineage/cli.py", "lineage/conf/log4j2.properties"} <= set(names)
+    probe = subprocess.run([sys.executable, "-c", "import lineage.graph.build, lineage; print(lineage.__file__)"],
+                           env={**os.environ, "PYTHONPATH": str(first)}, cwd="/", capture_output=True, text=True)
+    assert probe.returncode == 0 and probe.stdout.strip() == f"{first}/lineage/__init__.py", probe.stderr
+
+
+def test_the_entry_file_runs_the_cli_as_a_script():
+    """spark-submit runs ``src/lineage/__main__.py`` as a file: its own directory must not
+    shadow top-level modules (lineage has ``io``, ``spark``, ...)."""
+    done = subprocess.run([sys.executable, str(SRC / "lineage" / "__main__.py"), "--help"],
+                          env={**os.environ, "PYTHONPATH": str(SRC)}, cwd="/", capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Usage: lineage ") and "blast-radius" in done.stdout
+
+
+def test_a_taken_port_is_a_clear_error(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "LINEAGE_PYTHON": sys.executable, "LINEAGE_CLUSTER_DIR": str(tmp_path),
+               "LINEAGE_CLUSTER_PORT": str(port), "LINEAGE_CLUSTER_UI_PORT": str(_free_port())}
+        up = subprocess.run([str(SCRIPT), "up"], env=env, capture_output=True, text=True, timeout=120)
+    assert up.returncode == 1
+    assert f"port {port} (master) is already in use" in up.stderr
+    assert not list(tmp_path.glob("*.pid"))  # nothing was started
