@@ -29,6 +29,9 @@ if [ -n "${LINEAGE_PYTHON:-}" ]; then PY="$LINEAGE_PYTHON"
 elif [ -x "$ROOT/${LINEAGE_VENV:-.venv}/bin/python" ]; then PY="$ROOT/${LINEAGE_VENV:-.venv}/bin/python"
 else PY=python3; fi
 
+# own session, so a Ctrl-C or a killed process group of the caller does not take the daemons down
+DETACH="$(command -v setsid || true)"
+
 die() { echo "cluster: $*" >&2; exit 1; }
 say() { echo "cluster: $*" >&2; }
 
@@ -45,7 +48,10 @@ pid_of() { cat "$STATE/$1.pid" 2>/dev/null || true; }
 # running = the pid file names a live process of the expected Spark class (not a recycled pid)
 running() {
   local pid args; pid="$(pid_of "$1")"
-  [ -n "$pid" ] && args="$(ps -o args= -p "$pid" 2>/dev/null)" && [[ "$args" == *"$2"* ]]
+  [ -n "$pid" ] || return 1
+  if [ -r "/proc/$pid/cmdline" ]; then args="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  else args="$(ps -o args= -p "$pid" 2>/dev/null)" || return 1; fi
+  [[ "$args" == *"$2"* ]]
 }
 
 listening() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
@@ -79,7 +85,7 @@ start() {
   # Spark conf dir: executors import only what a job ships them, as on a real cluster.
   env -u PYTHONPATH -u SPARK_CONF_DIR SPARK_HOME="$SPARK_HOME" SPARK_LOCAL_IP="$HOST" \
     SPARK_LOCAL_DIRS="$STATE/local" SPARK_DAEMON_MEMORY="${SPARK_DAEMON_MEMORY:-512m}" \
-    setsid nohup "$SPARK_HOME/bin/spark-class" "$class" "$@" >"$STATE/$name.log" 2>&1 </dev/null &
+    $DETACH nohup "$SPARK_HOME/bin/spark-class" "$class" "$@" >"$STATE/$name.log" 2>&1 </dev/null &
   echo $! >"$STATE/$name.pid"
 }
 
