@@ -53,8 +53,9 @@ def bare_python(tmp_path_factory) -> Path:
     wrapper = tmp_path_factory.mktemp("python") / "python"
     wrapper.write_text(f'#!/bin/sh\nPYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{site}" exec {sys.executable} -S "$@"\n')
     wrapper.chmod(0o755)
+    without_path = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     probe = subprocess.run([str(wrapper), "-c", "import pyspark, pydantic, click; import lineage"],
-                           capture_output=True, text=True, cwd="/", env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+                           capture_output=True, text=True, cwd="/", env=without_path)
     assert "No module named 'lineage'" in probe.stderr, f"the bare Python must lack lineage: {probe.stderr}"
     return wrapper
 
