@@ -23,6 +23,7 @@ quote, newlines inside quoted fields with ``--multiline-fields=true``):
 
 from __future__ import annotations
 
+import codecs
 import locale
 import shlex
 import shutil
@@ -259,15 +260,27 @@ def write_falkordb_csvs(directory: Path, nodes: list[Node], rels: list[Rel]) -> 
     encoding = locale.getpreferredencoding(False)
     result = FalkorFiles(directory, [], [], set(), 0, encoding, f"lineage-empty-string-{uuid.uuid4().hex}")
 
-    def cell(item: Item, key: str) -> str:
-        value = item.props.get(key)
-        text, exact = falkordb_field(value, encoding, result.empty)
-        if not exact:
-            result.inexact.add(_key(item))
-        elif value == "":
-            home = (NODE, item.label, key) if isinstance(item, Node) else (REL, item.type, key)
-            result.emptied[home] = result.emptied.get(home, 0) + 1
-        return text
+    utf8 = codecs.lookup(encoding).name == "utf-8"
+
+    def cells(item: Item, columns: list[str]) -> list[str]:
+        out = []
+        props = item.props
+        for key in columns:
+            value = props.get(key)
+            if value is None:
+                out.append("")
+            elif (type(value) is str and value and value == value.strip() and "\r" not in value and "\x00" not in value
+                  and utf8):  # the common case, without the calls below
+                out.append('"' + value.replace('"', '""') + '"')
+            else:
+                text, exact = falkordb_field(value, encoding, result.empty)
+                if not exact:
+                    result.inexact.add(_key(item))
+                elif value == "":
+                    home = (NODE, item.label, key) if isinstance(item, Node) else (REL, item.type, key)
+                    result.emptied[home] = result.emptied.get(home, 0) + 1
+                out.append(text)
+        return out
 
     def write(path: Path, header: list[str], items: list[Any], row: Callable[[Any], list[str]]) -> None:
         with path.open("w", encoding=encoding, errors="replace", newline="") as out:
@@ -284,13 +297,13 @@ def write_falkordb_csvs(directory: Path, nodes: list[Node], rels: list[Rel]) -> 
         columns = [k for k, _ in group.columns if k != "id"]
         header = [f"id:ID({label})", *(f"{k}:{FALKORDB_TYPES[t]}" for k, t in group.columns if k != "id")]
         path = directory / f"nodes.{group.stem}.csv"
-        write(path, header, group.items, lambda n: [_quoted(n.id), *(cell(n, k) for k in columns)])
+        write(path, header, group.items, lambda n: [_quoted(n.id), *cells(n, columns)])
         result.nodes.append((label, path))
     for group in groups(rels, "key"):
         columns = [k for k, _ in group.columns]
         header = [f":START_ID({check_label(group.src_label or '')})", f":END_ID({check_label(group.dst_label or '')})",
                   *(f"{k}:{FALKORDB_TYPES[t]}" for k, t in group.columns)]
         path = directory / f"relationships.{group.stem}.csv"
-        write(path, header, group.items, lambda r: [_quoted(r.src), _quoted(r.dst), *(cell(r, k) for k in columns)])
+        write(path, header, group.items, lambda r: [_quoted(r.src), _quoted(r.dst), *cells(r, columns)])
         result.relationships.append((check_type(group.name), path))
     return result
