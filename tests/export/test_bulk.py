@@ -106,6 +106,7 @@ def hostile_graph(warehouse: Path) -> Path:
               "src_label": "Table", "dst_label": "Table", "valid_from": T0,
               "properties": {"via": texts[i + 1], "privileges": lists[i % len(lists)]}}
              for i in range(len(vertices) - 1)]
+    edges[-1]["properties"]["via"] = '["job:maxcompute:a", "job:maxcompute:b"]'  # a list where the others are strings
     return write_graph(warehouse, vertices, edges)
 
 
@@ -292,6 +293,9 @@ def test_neo4j_import_files_hold_exactly_the_parquet_graph(demo_copy):
     assert len(state_keys(demo_copy, "bolt://neo4j.example:7687")) == result.nodes + result.relationships
     header = (directory / "nodes.Table.header.csv").read_text()
     assert header.startswith("id:ID(Table),") and header.rstrip().endswith(":LABEL") and "event_count:long" in header
+    schema = (directory / "schema.cypher").read_text().splitlines()
+    assert "CREATE CONSTRAINT lineage_table_id IF NOT EXISTS FOR (n:`Table`) REQUIRE n.id IS UNIQUE;" in schema
+    assert "CREATE INDEX lineage_feeds_key IF NOT EXISTS FOR ()-[e:`FEEDS`]-() ON (e.key);" in schema
     assert (directory / "relationships.User.CAN_ACCESS.Table.header.csv").read_text().startswith(
         ":START_ID(User),:END_ID(Table),:TYPE,key:string,")
 
@@ -317,6 +321,10 @@ def test_neo4j_import_files_carry_hostile_values(tmp_path):
     assert len(state_keys(warehouse, "bolt://neo4j.example:7687")) == result.nodes + result.relationships - empty - blank
     assert any(f"{empty + blank} row(s) the CSV format cannot carry exactly" in n for n in result.notes)
     assert "privileges:string[]" in (directory / "relationships.Table.FEEDS.Table.header.csv").read_text()
+    # `via` is a string in all FEEDS rows but one: two files, each with its own type for it
+    assert "via:string" in (directory / "relationships.Table.FEEDS.Table.header.csv").read_text().strip().split(",")
+    assert "via:string[]" in (directory / "relationships.Table.FEEDS.Table.1.header.csv").read_text().strip().split(",")
+    assert len(fields((directory / "relationships.Table.FEEDS.Table.1.csv").open(encoding="utf-8", newline="").read())) == 1
 
 
 def test_cli_prints_the_neo4j_admin_command(demo_copy):

@@ -472,11 +472,13 @@ def _neo4j_import(wh: Warehouse, target: Target, state: ExportState, run_id: str
               "relationships": work.relationships, "exported_at": datetime.now(timezone.utc).strftime(records.TIME_FORMAT)}
     directory = wh.exports / target_name(target.uri, target.database) / "neo4j-import"
     files = bulk_path.neo4j_import(directory, work.node_upserts, work.rel_upserts, marker, target.database or "neo4j")
+    schema = DIALECTS["neo4j"].schema(lambda query: [], [*work.labels, MARKER_LABEL], work.rel_types)
+    (directory / "schema.cypher").write_text("".join(f"{statement};\n" for statement in schema), encoding="utf-8")
     _bulk_state(state, work, files.inexact)
     state.save(run_id)
     notes.append(f"nothing was sent: wrote neo4j-admin import files for {files.rows - 1} rows to {directory}; stop the "
-                 "database, run the import command (it replaces the database's content), start it, then run this export "
-                 "again: it is incremental" + (f" and sends the {len(files.inexact)} row(s) the CSV format cannot carry "
+                 "database, run the import command (it replaces the database's content), start it, create the constraints "
+                 "with `cypher-shell -f schema.cypher` from that directory, then run this export again: it is incremental" + (f" and sends the {len(files.inexact)} row(s) the CSV format cannot carry "
                                               "exactly" if files.inexact else ""))
     result = _result(target, "neo4j", run_id, False, True, work, 0, resumed, started, notes)
     result.method, result.import_command = "neo4j-admin-import", files.command()
