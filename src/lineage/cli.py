@@ -314,9 +314,15 @@ def export_group() -> None:
 @click.option("--dry-run", is_flag=True, help="Print what would be sent (against the local export state); send nothing.")
 @click.option("--retry-seconds", type=click.FloatRange(0, 3600), default=60.0, show_default=True,
               help="How long to retry an unreachable server or a transient failure.")
+@click.option("--bulk", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
+              help="Full export of an empty database through its bulk loader (Neo4j: writes neo4j-admin import files; "
+                   "FalkorDB: falkordb-bulk-loader); auto from 100,000 rows (see README).")
+@click.option("--redis-url", envvar="FALKORDB_REDIS_URL", metavar="redis://HOST:PORT",
+              help="FalkorDB's Redis address for the bulk loader (or $FALKORDB_REDIS_URL; default: port 6379 of the Bolt host).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
 def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None, database: str | None, batch_size: int,
-                 dialect: str, full: bool, dry_run: bool, retry_seconds: float, as_json: bool) -> None:
+                 dialect: str, full: bool, dry_run: bool, retry_seconds: float, bulk: str, redis_url: str | None,
+                 as_json: bool) -> None:
     """Export the temporal graph over Bolt: incremental, idempotent, resumable (see README)."""
     from lineage.export.neo4j import Target, export
 
@@ -325,7 +331,7 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
         say(f"no password in ${password_env or 'NEO4J_PASSWORD'}: connecting without authentication")
     with _export_progress(not as_json) as progress:
         result = export(warehouse, target, batch_size=batch_size, dry_run=dry_run, full=full, dialect=dialect,
-                        retry_seconds=retry_seconds, progress=progress)
+                        retry_seconds=retry_seconds, progress=progress, bulk=bulk, redis_url=redis_url)
     if as_json:
         click.echo(result.as_json())
         return
@@ -342,7 +348,9 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
     table.add_row("relationships", str(result.relationships), str(sum(result.upserted_relationships.values())),
                   str(result.unchanged_relationships), str(result.deleted_relationships))
     out.print(table)
-    if not result.dry_run:
+    if result.import_command:
+        click.echo(result.import_command)
+    elif not result.dry_run:
         say(f"export: {result.batches} batch(es) in {result.seconds:.1f}s")
 
 

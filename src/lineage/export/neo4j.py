@@ -11,9 +11,10 @@ node deletes, so a relationship never waits for a node that is not there yet.
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -21,6 +22,7 @@ from typing import Any, Callable, Iterator
 from neo4j.exceptions import DriverError, Neo4jError
 
 from lineage.errors import LineageError, UsageError
+from lineage.export import bulk as bulk_path
 from lineage.export import records
 from lineage.export.dialect import DIALECTS, Dialect, DialectError, close_without_goodbye, detect, rendered_size
 from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
@@ -90,6 +92,10 @@ class ExportResult(RunReport):
     batches: int
     seconds: float
     notes: list[str]
+    method: str = "bolt"
+    """How the rows went: bolt, falkordb-bulk-loader, or neo4j-admin-import (files written, nothing sent)."""
+    import_command: str | None = None
+    """For neo4j-admin-import: the command that imports the files."""
 
 
 @dataclass
@@ -134,6 +140,8 @@ def delete_nodes_query(label: str) -> str:
 
 
 MARKER_READ = f"OPTIONAL MATCH (m:`{MARKER_LABEL}` {{id: $id}}) RETURN m.run_id AS run_id"
+PROBE_WRITE = f"CREATE (m:`{MARKER_LABEL}` {{id: $id}}) RETURN count(m) AS n"
+PROBE_DELETE = f"MATCH (m:`{MARKER_LABEL}` {{id: $id}}) DELETE m RETURN count(*) AS n"
 MARKER_WRITE = f"MERGE (m:`{MARKER_LABEL}` {{id: $id}}) SET m += $props RETURN m.run_id AS run_id"
 
 
@@ -250,8 +258,12 @@ def export(
     dialect: str = "auto",
     retry_seconds: float = 60.0,
     progress: Progress | None = None,
+    bulk: str = "auto",
+    redis_url: str | None = None,
+    bulk_min_rows: int = bulk_path.BULK_MIN_ROWS,
 ) -> ExportResult:
-    """Bring the target up to date with the built graph (see the module docstring)."""
+    """Bring the target up to date with the built graph (see the module docstring); ``bulk``
+    (auto, always, never) picks the bulk path for an empty database (:mod:`lineage.export.bulk`)."""
     started = time.monotonic()
     wh = Warehouse.at(warehouse)
     state = ExportState.load(wh.exports / target_name(target.uri, target.database))
@@ -265,6 +277,13 @@ def export(
         work = plan(wh.root, state, full)
         notes.append("dry run: counts are against this warehouse's export state; nothing was sent")
         return _result(target, dialect, run_id, True, full, work, 0, resumed, started, notes)
+    if bulk == "always" and dialect == "neo4j":  # the import files need no server
+        try:
+            return _neo4j_import(wh, target, state, run_id, plan(wh.root, state, True), resumed, started, notes)
+        except bulk_path.BulkError as exc:
+            raise ExportError(str(exc)) from None
+        finally:
+            state.close()
 
     driver = connect(target, retry_seconds)
     try:
@@ -281,17 +300,28 @@ def export(
                 state.forget()
                 full = True
             work = plan(wh.root, state, full)
+            send = work
+            if bulk_path.wanted(bulk, bulk_min_rows, work.nodes + work.relationships, on_server,
+                                lambda query: read(session, query)):
+                if state.rows:  # an empty target: send everything whatever the state says
+                    state.forget()
+                    work = plan(wh.root, state, True)
+                if chosen is DIALECTS["neo4j"]:
+                    return _neo4j_import(wh, target, state, run_id, work, resumed, started, notes)
+                send = _falkordb_bulk(session, target, redis_url, bulk, work, state, wh, notes)
             if work.total == 0 and not full and state.run_id:
                 notes.append("the target is up to date: nothing was sent")
                 return _result(target, chosen.name, state.run_id, False, full, work, 0, resumed, started, notes)
             ensure_schema(session, chosen, [*work.labels, MARKER_LABEL], work.rel_types)
-            written = _apply(session, chosen, work, state, batch_size, progress)
+            written = _apply(session, chosen, send, state, batch_size, progress)
             write(session, MARKER_WRITE, id=MARKER_ID, props=chosen.encode({
                 "run_id": run_id, "warehouse": str(wh.root), "nodes": work.nodes,
                 "relationships": work.relationships,
                 "exported_at": datetime.now(timezone.utc).strftime(records.TIME_FORMAT)}))
             state.save(run_id)
-    except DialectError as exc:
+    except bulk_path.BulkInterrupted as exc:
+        raise ExportInterrupted(f"{target.uri}: {exc}") from None
+    except (DialectError, bulk_path.BulkError) as exc:
         raise ExportError(str(exc)) from None
     except (Neo4jError, DriverError) as exc:
         message = getattr(exc, "message", None) or str(exc).strip().splitlines()[-1]
@@ -301,6 +331,7 @@ def export(
         state.close()
         driver.close()
     result = _result(target, chosen.name, run_id, False, full, work, written, resumed, started, notes)
+    result.method = "falkordb-bulk-loader" if send is not work else "bolt"
     result.log(wh.exports / target_name(target.uri, target.database) / "runs")
     return result
 
@@ -391,6 +422,68 @@ def ensure_schema(session: Any, dialect: Dialect, labels: list[str], rel_types: 
     for statement in statements:
         write(session, statement)
     return statements
+
+
+def _bulk_state(state: ExportState, work: Plan, inexact: set[tuple[str, str]]) -> None:
+    """The state after a bulk load: every row, but those the loader could not store exactly."""
+    state.forget()
+    state.hold([node_state(n) for n in work.node_upserts if (NODE, n.id) not in inexact])
+    state.hold([rel_state(r) for r in work.rel_upserts if (REL, r.key) not in inexact])
+
+
+def _falkordb_bulk(session: Any, target: Target, redis_url: str | None, mode: str, work: Plan, state: ExportState,
+                   wh: Warehouse, notes: list[str]) -> Plan:
+    """Load ``work`` into an empty FalkorDB over its Redis port; what is left to send over Bolt."""
+    for node in work.node_upserts:
+        DIALECTS["falkordb"].check_id(node.id)
+    directory = wh.exports / target_name(target.uri, target.database) / "falkordb-bulk"
+    try:
+        files = bulk_path.falkordb_files(directory, work.node_upserts, work.rel_upserts)
+        client = bulk_path.open_redis(target.uri, redis_url, target.password,
+                                      lambda probe: write(session, PROBE_WRITE, id=probe),
+                                      lambda probe: write(session, PROBE_DELETE, id=probe))
+    except bulk_path.BulkUnavailable as exc:
+        shutil.rmtree(directory, ignore_errors=True)
+        if mode == "always":
+            raise
+        notes.append(f"bulk load not possible, exporting over Bolt: {exc}")
+        return work
+    try:
+        bulk_path.falkordb_load(client, directory, files, len(work.node_upserts), len(work.rel_upserts))
+    finally:
+        client.close()
+    for statement, placeholder, count in bulk_path.empty_string_fixes(files):
+        fixed = write(session, statement, placeholder=placeholder, empty="")[0]["n"]
+        if fixed != count:
+            raise ExportError(f"{statement}: set {fixed} empty strings, not {count}")
+    _bulk_state(state, work, files.inexact)
+    notes.append(f"bulk-loaded {len(work.node_upserts)} nodes and {len(work.rel_upserts)} relationships with "
+                 "falkordb-bulk-loader" + (f"; {len(files.inexact)} row(s) it cannot store exactly were sent again "
+                                           "over Bolt" if files.inexact else ""))
+    inexact = files.inexact
+    return replace(work, node_upserts=[n for n in work.node_upserts if (NODE, n.id) in inexact],
+                   rel_upserts=[r for r in work.rel_upserts if (REL, r.key) in inexact], node_deletes=[], rel_deletes=[])
+
+
+def _neo4j_import(wh: Warehouse, target: Target, state: ExportState, run_id: str, work: Plan, resumed: int,
+                  started: float, notes: list[str]) -> ExportResult:
+    """Write the neo4j-admin import files (with the marker of ``run_id``) and the state they make true."""
+    marker = {"id": MARKER_ID, "run_id": run_id, "warehouse": str(wh.root), "nodes": work.nodes,
+              "relationships": work.relationships, "exported_at": datetime.now(timezone.utc).strftime(records.TIME_FORMAT)}
+    directory = wh.exports / target_name(target.uri, target.database) / "neo4j-import"
+    files = bulk_path.neo4j_import(directory, work.node_upserts, work.rel_upserts, marker, target.database or "neo4j")
+    schema = DIALECTS["neo4j"].schema(lambda query: [], [*work.labels, MARKER_LABEL], work.rel_types)
+    (directory / "schema.cypher").write_text("".join(f"{statement};\n" for statement in schema), encoding="utf-8")
+    _bulk_state(state, work, files.inexact)
+    state.save(run_id)
+    notes.append(f"nothing was sent: wrote neo4j-admin import files for {files.rows - 1} rows to {directory}; stop the "
+                 "database, run the import command (it replaces the database's content), start it, create the constraints "
+                 "with `cypher-shell -f schema.cypher` from that directory, then run this export again: it is incremental" + (f" and sends the {len(files.inexact)} row(s) the CSV format cannot carry "
+                                              "exactly" if files.inexact else ""))
+    result = _result(target, "neo4j", run_id, False, True, work, 0, resumed, started, notes)
+    result.method, result.import_command = "neo4j-admin-import", files.command()
+    result.log(wh.exports / target_name(target.uri, target.database) / "runs")
+    return result
 
 
 def _result(target: Target, dialect: str, run_id: str, dry_run: bool, full: bool, work: Plan, batches_written: int,

@@ -95,6 +95,10 @@ class ExportState:
         self._journal.flush()
         self._apply(rows)
 
+    def hold(self, rows: list[dict[str, Any]]) -> None:
+        """Rows a bulk load wrote (no journal: a bulk load is redone whole, never resumed)."""
+        self._apply(rows)
+
     def save(self, run_id: str) -> None:
         """Fold the journal into a new state file for ``run_id`` (atomic rename), drop the journal."""
         import pyarrow as pa
