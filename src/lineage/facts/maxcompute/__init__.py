@@ -115,7 +115,7 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
         Emit(op="observe", src="Job", fn=job_status, note="InstanceId; Status; sql_error when the SQL does not parse",
              extra=(*_JOB_PROPS, "sql_error")),
         Emit(op="assert", src="Job", rel="READS", dst="Table", fn=partial(job_tables, which="reads"),
-             note="only a finished job (Status Terminated/Success): tables read by OperationText (sqllineage, "
+             note="only a finished job (Status Terminated/Success): tables read by OperationText (lineage.sql, "
                   "default ProjectName)", extra=("instance_id",)),
         Emit(op="assert", src="Job", rel="WRITES", dst="Table", fn=partial(job_tables, which="writes"),
              note="only a finished job: tables written by OperationText", extra=("instance_id",)),
