@@ -45,8 +45,10 @@ def state_keys(warehouse: Path, uri: str) -> set[tuple[str, str]]:
 
 def test_bulk_load_holds_exactly_the_parquet_graph_then_exports_incrementally(bolt, demo_copy):
     result = bulk_export(demo_copy, bolt)
-    assert result.method == "falkordb-bulk-loader" and result.batches == 0
+    assert result.method == "falkordb-bulk-loader"
     assert held(bolt) == expected(demo_copy)
+    resent = [n for n in result.notes if "sent again over Bolt" in n]  # values the loader would change, if any
+    assert result.batches == 0 if not resent else 0 < result.batches <= int(resent[0].split("; ")[1].split(" ")[0])
     vertices, edges, changes = read_graph(demo_copy)
     assert result.nodes == len(vertices) + len(changes) and result.relationships == len(edges) + len(changes)
     assert sum(result.upserted_nodes.values()) == result.nodes
