@@ -1,0 +1,73 @@
+"""Assemble the weekly report: one blast-radius pass over the last 8 windows, then each section."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+from lineage.analysis.api import blast
+from lineage.analysis.blast import ChangeImpact
+from lineage.analysis.engine import choose_engine
+from lineage.report import changes as changes_section
+from lineage.report import drift, health, operations
+from lineage.report.context import Context, iso
+from lineage.report.model import Figure, Report
+from lineage.report.window import Window
+
+TREND_WINDOWS = 8
+HEADLINE: tuple[tuple[str, str], ...] = (
+    ("changes", "changes"),
+    ("high_impact", "high-impact changes"),
+    ("affected_tables", "affected tables"),
+    ("people", "people to tell"),
+    ("grants_opened", "grants added"),
+    ("grants_revoked", "grants revoked"),
+    ("grants_expired", "grants expired"),
+    ("newly_exposed", "principals newly reading sensitive data"),
+    ("failed_runs", "failed instances and jobs"),
+)
+"""The headline's figures, in order (key, title)."""
+
+
+def _within(ranked: list[ChangeImpact], window: Window) -> list[ChangeImpact]:
+    return [c for c in ranked if c.time is not None and window.since <= c.time < window.until]
+
+
+def figures(ctx: Context, window: Window, ranked: list[ChangeImpact]) -> dict[str, int]:
+    """The headline's numbers for one window (``ranked``: that window's changes)."""
+    _, read = changes_section.change_rows(ctx, ranked)
+    grants = drift.counts(ctx, window)
+    return {
+        "changes": len(ranked),
+        "high_impact": sum(c.score >= changes_section.HIGH_IMPACT_SCORE for c in ranked),
+        "affected_tables": len({a.id for c in ranked for a in c.affected if a.label == "Table"}),
+        "people": len(changes_section.people(ctx, ranked, read)),
+        "grants_opened": grants["opened"],
+        "grants_revoked": grants["revoked"],
+        "grants_expired": grants["expired"],
+        "newly_exposed": len(drift.sensitive_readers(ctx, window.until) - drift.sensitive_readers(ctx, window.since)),
+        "failed_runs": len(operations.operations(ctx, window, ranked).failures),
+    }
+
+
+def report(warehouse: str | Path, window: Window, *, engine: str = "auto", top: int = 10,
+           now: datetime | None = None) -> Report:
+    """The report of ``window``: every figure from the analysis API over the built graph."""
+    ctx = Context.of(warehouse)
+    engine_name = choose_engine(warehouse, engine)
+    windows = [window.previous(n) for n in range(TREND_WINDOWS - 1, -1, -1)]  # oldest first, this one last
+    everything = blast(warehouse, since=windows[0].since, until=window.until, engine=engine_name, affected=None)
+    per_window = [figures(ctx, w, _within(everything, w)) for w in windows]
+    headline = [Figure(key=key, title=title, value=per_window[-1][key], previous=per_window[-2][key],
+                       delta=per_window[-1][key] - per_window[-2][key], trend=[f[key] for f in per_window])
+                for key, title in HEADLINE]
+    ranked = _within(everything, window)
+    rows, read = changes_section.change_rows(ctx, ranked)
+    return Report(
+        generated_at=iso(now or datetime.now(timezone.utc)), week=window.name, since=iso(window.since),
+        until=iso(window.until), engine=engine_name, top=top, high_impact_score=changes_section.HIGH_IMPACT_SCORE,
+        headline=headline, changes=rows, people=changes_section.people(ctx, ranked, read),
+        impact_graph=changes_section.impact_graph(ctx, ranked[:min(top, 3)]),
+        access=drift.access_drift(ctx, window), operations=operations.operations(ctx, window, ranked),
+        input_health=health.input_health(warehouse, window),
+    )

@@ -1,0 +1,128 @@
+"""Changes ranked by blast radius, the people to tell, and the impact subgraph of the top changes.
+
+The ranking and the affected sets are ``lineage.analysis.api.blast`` (the same call as
+``lineage blast-radius``). People are asked of the graph one instant before each change, the
+instant blast radius uses: owners (``OWNS``) of the changed entity and of its affected assets,
+and the principals who can read an affected table (``lineage.analysis.access``, as ``lineage
+access`` answers).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Iterable
+
+from lineage.analysis.access import principals_at
+from lineage.analysis.blast import BEFORE, ChangeImpact, weight
+from lineage.report.context import Context, iso
+from lineage.report.model import Asset, Change, GraphEdge, GraphNode, ImpactGraph, Person
+
+HIGH_IMPACT_SCORE = 10.0
+"""A change scoring at least this is "high impact" in the headline (tune with the weights in blast.py)."""
+TOP_ASSETS = 8
+PICTURE_LABELS = frozenset({"Table", "Node", "Dashboard", "Chart", "Baseline"})
+"""What the impact picture draws; instances and jobs are collapsed into their node (not drawn)."""
+PICTURE_LIMIT = 40
+OWNS = "OWNS"
+
+
+def owners(ctx: Context, impact: ChangeImpact) -> list[str]:
+    """Owners of the changed entity and of every affected asset, one instant before the change."""
+    if impact.time is None:
+        return []
+    snap = ctx.snapshot(impact.time - BEFORE)
+    assets = [impact.entity_id, *(a.id for a in impact.affected)]
+    return sorted({e.src for asset in assets for e in snap.into(asset, OWNS)})
+
+
+def readers(ctx: Context, impact: ChangeImpact) -> dict[str, list[str]]:
+    """Principal -> affected (or changed) tables they could read one instant before the change."""
+    if impact.time is None:
+        return {}
+    snap = ctx.snapshot(impact.time - BEFORE)
+    tables = [impact.entity_id] if impact.entity_label == "Table" else []
+    tables += [a.id for a in impact.affected if a.label == "Table"]
+    found: dict[str, set[str]] = defaultdict(set)
+    for table in dict.fromkeys(tables):
+        for pid, principal in principals_at(snap, table).items():
+            if principal.reads:
+                found[pid].add(table)
+    return {pid: sorted(tables) for pid, tables in sorted(found.items())}
+
+
+def top_assets(ctx: Context, impact: ChangeImpact, n: int = TOP_ASSETS) -> list[Asset]:
+    """The most important affected assets: highest ``weight(label) / distance``, then by name."""
+    ranked = sorted(impact.affected, key=lambda a: (-weight(a.label) / max(a.distance, 1), ctx.name(a.id), a.id))
+    return [Asset(id=a.id, label=a.label, name=ctx.name(a.id), distance=a.distance) for a in ranked[:n]]
+
+
+def change_rows(ctx: Context, ranked: list[ChangeImpact]) -> tuple[list[Change], dict[str, dict[str, list[str]]]]:
+    """The report's changes (rank order) and, per change, principal -> tables read."""
+    rows, read = [], {}
+    for rank, impact in enumerate(ranked, 1):
+        read[impact.change_id] = readers(ctx, impact)
+        rows.append(Change(
+            rank=rank, change_id=impact.change_id, entity_id=impact.entity_id, entity_label=impact.entity_label,
+            entity_name=ctx.name(impact.entity_id), kind=impact.kind, time=iso(impact.time), actor=impact.actor,
+            actor_name=ctx.name(impact.actor) if impact.actor else None, score=impact.score,
+            high_impact=impact.score >= HIGH_IMPACT_SCORE, affected_count=impact.count, summary=dict(impact.summary),
+            top_assets=top_assets(ctx, impact), owners=owners(ctx, impact), readers=sorted(read[impact.change_id]),
+        ))
+    return rows, read
+
+
+def people(ctx: Context, ranked: list[ChangeImpact], read: dict[str, dict[str, list[str]]]) -> list[Person]:
+    """Everyone to tell, deduplicated across changes, each with the changes and assets to hear about."""
+    reasons: dict[str, set[str]] = defaultdict(set)
+    changes: dict[str, set[str]] = defaultdict(set)
+    assets: dict[str, set[str]] = defaultdict(set)
+    for impact in ranked:
+        if impact.time is None:
+            continue
+        snap = ctx.snapshot(impact.time - BEFORE)
+        for asset in [impact.entity_id, *(a.id for a in impact.affected)]:
+            for edge in snap.into(asset, OWNS):
+                reasons[edge.src].add("owner")
+                changes[edge.src].add(impact.change_id)
+                assets[edge.src].add(asset)
+        for pid, tables in read.get(impact.change_id, {}).items():
+            reasons[pid].add("reader")
+            changes[pid].add(impact.change_id)
+            assets[pid].update(tables)
+    order = {c.change_id: i for i, c in enumerate(ranked)}
+    return [
+        Person(id=pid, name=ctx.name(pid), reasons=sorted(reasons[pid]),  # type: ignore[arg-type]
+               changes=sorted(changes[pid], key=order.__getitem__), assets=sorted(assets[pid]))
+        for pid in sorted(reasons)
+    ]
+
+
+def impact_graph(ctx: Context, top: Iterable[ChangeImpact], limit: int = PICTURE_LIMIT) -> ImpactGraph:
+    """Tables, nodes, dashboards and baselines reached by the top changes, by distance; each
+    witness path contributes its consecutive drawn vertices as edges (instances collapsed)."""
+    nodes: dict[str, GraphNode] = {}
+    edges: set[tuple[str, str]] = set()
+    left_out = 0
+    ids = []
+    for impact in top:
+        ids.append(impact.change_id)
+        root = impact.entity_id
+        nodes.setdefault(root, GraphNode(id=root, label=impact.entity_label, name=ctx.name(root), layer=0))
+        for affected in impact.affected:
+            if affected.label not in PICTURE_LABELS:
+                continue
+            if affected.id not in nodes and len(nodes) >= limit:
+                left_out += 1
+                continue
+            if affected.id not in nodes or nodes[affected.id].layer > affected.distance:
+                nodes[affected.id] = GraphNode(id=affected.id, label=affected.label, name=ctx.name(affected.id),
+                                               layer=affected.distance)
+            drawn = [v for v in affected.path if v == root or ctx.label(v) in PICTURE_LABELS]
+            edges.update(zip(drawn, drawn[1:]))
+    kept = [GraphEdge(src=s, dst=d) for s, d in sorted(edges) if s in nodes and d in nodes and s != d]
+    # layers compact: a collapsed hop (node -> instance -> table) must not leave an empty column
+    layers = sorted({n.layer for n in nodes.values()})
+    compact = {layer: i for i, layer in enumerate(layers)}
+    return ImpactGraph(changes=ids, nodes=[n.model_copy(update={"layer": compact[n.layer]})
+                                           for n in sorted(nodes.values(), key=lambda n: (n.layer, n.id))],
+                       edges=kept, truncated=left_out)

@@ -1,0 +1,70 @@
+"""The graph rows a report reads, loaded once (pyarrow, no JVM), with names and cached snapshots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from lineage import ids
+from lineage.analysis.access import Edge, Snapshot
+from lineage.graph.api import load_rows
+
+NAME_PROPERTIES = ("name", "display_name", "node_name", "table_name", "user_name", "account")
+"""Where a vertex keeps a human name; the id's key when none (``retail_dw.dwd_orders``)."""
+
+
+def iso(moment: datetime | None) -> str | None:
+    """UTC ISO 8601 text of a time (stable: always with an offset)."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc).isoformat()
+
+
+@dataclass
+class Context:
+    warehouse: Path
+    vertices: list[dict[str, Any]]
+    edge_rows: list[dict[str, Any]]
+    edges: list[Edge] = field(init=False)
+    by_id: dict[str, dict[str, Any]] = field(init=False)
+    _snapshots: dict[datetime, Snapshot] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        self.edges = [Edge.of(row) for row in self.edge_rows]
+        self.by_id = {v["id"]: v for v in self.vertices}
+
+    @classmethod
+    def of(cls, warehouse: str | Path) -> Context:
+        vertices, edges = load_rows(warehouse)
+        return cls(Path(warehouse), vertices, edges)
+
+    def snapshot(self, moment: datetime) -> Snapshot:
+        """The graph at ``moment`` (cached: the report asks about few instants many times)."""
+        if moment not in self._snapshots:
+            self._snapshots[moment] = Snapshot(self.vertices, self.edge_rows, moment)
+        return self._snapshots[moment]
+
+    def label(self, vertex: str) -> str:
+        row = self.by_id.get(vertex)
+        return (row or {}).get("label") or ids.label_of(vertex)
+
+    def name(self, vertex: str | None) -> str:
+        """A readable name: a name property, else the id's key."""
+        if not vertex:
+            return ""
+        row = self.by_id.get(vertex) or {}
+        if row.get("name"):
+            return str(row["name"])
+        props = self.properties(vertex)
+        for key in NAME_PROPERTIES:
+            if props.get(key):
+                return str(props[key])
+        return ids.key_of(vertex)
+
+    def properties(self, vertex: str) -> dict[str, str]:
+        props = (self.by_id.get(vertex) or {}).get("properties") or {}
+        return dict(props) if not isinstance(props, dict) else props

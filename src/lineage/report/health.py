@@ -1,0 +1,68 @@
+"""Input health: accepted events per source per day, unknown kinds, quarantine, and gaps.
+
+An unattended report must say when its own inputs are incomplete. A source is **expected
+daily** when it delivered events on at least half the days of the window and the window
+before it (a source that only speaks now and then, e.g. permission approvals, is not); a day
+of the window without events from an expected source is a **gap** (``weekly`` exits 3).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import date
+
+from lineage.report.model import InputHealth, SourceHealth
+from lineage.report.window import Window
+from lineage.warehouse import Warehouse
+
+UNRECOGNISED = "unrecognized"
+
+
+def _day_counts(wh: Warehouse, days: list[date]) -> tuple[dict[str, Counter], Counter]:
+    """(source -> event_date -> count, source -> unknown-kind count) for the given days."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    per_day: dict[str, Counter] = defaultdict(Counter)
+    unknown: Counter = Counter()
+    if not Warehouse.has_data(wh.events):
+        return per_day, unknown
+    names = [d.isoformat() for d in days]
+    table = ds.dataset(str(wh.events), format="parquet", partitioning="hive").to_table(
+        columns=["source", "event_date", "known"], filter=pc.field("event_date").isin(names))
+    for row in table.group_by(["source", "event_date", "known"]).aggregate([([], "count_all")]).to_pylist():
+        per_day[row["source"]][row["event_date"]] += row["count_all"]
+        if row["known"] is False:
+            unknown[(row["source"], row["event_date"])] += row["count_all"]
+    return per_day, unknown
+
+
+def _quarantined(wh: Warehouse) -> Counter:
+    import pyarrow.dataset as ds
+
+    if not Warehouse.has_data(wh.quarantine):
+        return Counter()
+    table = ds.dataset(str(wh.quarantine), format="parquet", partitioning="hive").to_table(columns=["source"])
+    return Counter(str(s) for s in table.column("source").to_pylist())
+
+
+def input_health(warehouse, window: Window) -> InputHealth:
+    wh = Warehouse.at(warehouse)
+    before = window.previous()
+    days = window.days
+    per_day, unknown = _day_counts(wh, before.days + days)
+    quarantined = _quarantined(wh)
+    names = [d.isoformat() for d in days]
+    both = [d.isoformat() for d in before.days + days]
+    sources = []
+    for source in sorted(set(per_day) | {s for s in quarantined if s != UNRECOGNISED}):
+        counts = per_day.get(source, Counter())
+        active = sum(1 for d in both if counts.get(d))
+        expected = active * 2 >= len(both)
+        sources.append(SourceHealth(
+            source=source, per_day={d: counts.get(d, 0) for d in names}, total=sum(counts.get(d, 0) for d in names),
+            unknown_kind=sum(n for (s, d), n in unknown.items() if s == source and d in names),
+            quarantined=quarantined.get(source, 0), expected_daily=expected,
+            gaps=[d for d in names if expected and not counts.get(d)]))
+    return InputHealth(days=names, sources=sources, quarantined_unrecognised=quarantined.get(UNRECOGNISED, 0),
+                       gaps=sum(len(s.gaps) for s in sources))

@@ -1,0 +1,206 @@
+"""``report.json``: the weekly report as a versioned pydantic model (``"schema": "lineage.report/1"``).
+
+Every figure the HTML and Markdown show is in here, so a notebook can ``lineage.report.load(path)``
+and get the same numbers. Times are ISO 8601 UTC strings; ids are canonical ids (DESIGN.md) and
+every id shown to people also has a ``name``. Lists are sorted deterministically so that a re-run
+over the same inputs writes the same bytes (only ``generated_at`` differs).
+
+Schema ``lineage.report/1`` (fields below, each documented):
+``schema, generated_at, week, since, until, engine, top, headline[], changes[], people[],
+impact_graph, access, operations, input_health``. Adding a field is a compatible change;
+renaming or removing one makes ``lineage.report/2``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA = "lineage.report/1"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Asset(_Model):
+    """An affected vertex, by name: ``distance`` hops downstream of the change."""
+
+    id: str
+    label: str
+    name: str
+    distance: int
+
+
+class Person(_Model):
+    """Someone to tell: why (``owner`` of the changed entity or of an affected asset, ``reader``
+    of an affected asset) and which assets, per change they must hear about."""
+
+    id: str
+    name: str
+    reasons: list[Literal["owner", "reader"]]
+    changes: list[str]  # change ids
+    assets: list[str]  # asset ids they must hear about (changed entities and affected assets)
+
+
+class Change(_Model):
+    """One change of the window, ranked as ``lineage blast-radius`` ranks it."""
+
+    rank: int
+    change_id: str
+    entity_id: str
+    entity_label: str
+    entity_name: str
+    kind: str
+    time: str | None
+    actor: str | None
+    actor_name: str | None
+    score: float
+    high_impact: bool
+    affected_count: int
+    summary: dict[str, int]  # affected counts by label
+    top_assets: list[Asset]  # the most important affected assets (weight / distance, then name)
+    owners: list[str]  # owners of the changed entity and of affected assets, as of just before the change
+    readers: list[str]  # principals who could read an affected table just before the change (lineage access)
+
+
+class Figure(_Model):
+    """One headline figure: this window, the previous one, and the last 8 windows (oldest first)."""
+
+    key: str
+    title: str
+    value: int
+    previous: int
+    delta: int
+    trend: list[int]
+
+
+class GraphNode(_Model):
+    id: str
+    label: str
+    name: str
+    layer: int  # 0 = changed entity, n = n hops downstream
+
+
+class GraphEdge(_Model):
+    src: str
+    dst: str
+
+
+class ImpactGraph(_Model):
+    """The impact subgraph of the top changes: tables, nodes, dashboards (instances collapsed
+    into their node), laid out by distance from the change."""
+
+    changes: list[str]
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    truncated: int = 0  # affected vertices left out of the picture
+
+
+class Grant(_Model):
+    """A grant or approval (a ``CAN_ACCESS`` interval) that opened, was revoked or expired."""
+
+    principal: str
+    principal_name: str
+    target: str
+    target_name: str
+    privileges: list[str]
+    kind: str  # direct | approval | label (access.GRANT_KINDS)
+    at: str | None  # when it opened / was revoked / expired
+    expires_at: str | None = None
+
+
+class Exposure(_Model):
+    """A principal reading data with a propagated sensitive mark, not cleared at the source (``lineage exposure``)."""
+
+    principal: str
+    table: str
+    tag: str
+    origin: str
+
+
+class Access(_Model):
+    opened: list[Grant]
+    revoked: list[Grant]
+    expired: list[Grant]
+    newly_sensitive_readers: list[str]  # can read sensitive (tagged or propagated) data at `until`, could not at `since`
+    sensitive_readers_start: int
+    sensitive_readers_end: int
+    exposures_end: list[Exposure]  # `lineage exposure --as-of UNTIL`
+    open_on_dropped: list[Grant]  # grants still valid at `until` on tables dropped by then
+
+
+class Failure(_Model):
+    """A failed instance or job (its last reported ``status``), and the earlier change it is downstream of."""
+
+    id: str
+    label: str
+    name: str
+    node: str | None  # the scheduling node of an instance
+    at: str | None
+    status: str
+    after_change: str | None = None  # change id of an earlier change of the window that affects it
+
+
+class QualityFailure(_Model):
+    rule: str
+    table: str
+    status: str
+
+
+class Operations(_Model):
+    failures: list[Failure]
+    quality_failures: list[QualityFailure]
+
+
+class SourceHealth(_Model):
+    source: str
+    per_day: dict[str, int]  # event_date -> accepted events
+    total: int
+    unknown_kind: int  # accepted as generic activity of unknown kind
+    quarantined: int  # quarantined records in the warehouse for this source (all time: they carry no date)
+    expected_daily: bool  # active most days: a day without events is a gap
+    gaps: list[str]  # days of the window without events, when expected_daily
+
+
+class InputHealth(_Model):
+    days: list[str]
+    sources: list[SourceHealth]
+    quarantined_unrecognised: int  # records no source recognised
+    gaps: int  # source-days without events (exit status 3 when > 0)
+
+
+class Report(_Model):
+    """The whole report document."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_: Literal["lineage.report/1"] = Field(SCHEMA, alias="schema")
+    generated_at: str
+    week: str
+    since: str
+    until: str
+    engine: str
+    top: int
+    high_impact_score: float
+    headline: list[Figure]
+    changes: list[Change]
+    people: list[Person]
+    impact_graph: ImpactGraph
+    access: Access
+    operations: Operations
+    input_health: InputHealth
+
+    def to_json(self) -> str:
+        """The file's text: keys in model order, indented, ending in a newline (stable bytes)."""
+        return self.model_dump_json(by_alias=True, indent=1) + "\n"
+
+
+def load(path: str | Path) -> Report:
+    """A ``report.json`` (or the folder holding it) as a :class:`Report`."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "report.json"
+    return Report.model_validate_json(path.read_text())

@@ -1,0 +1,67 @@
+"""Operations: failed instances and jobs of the window, and quality-rule failures on impacted tables.
+
+A run's state is its vertex's last reported ``status`` property (absent: not reported, skipped).
+A failure is "after a change" when its vertex, or the node it is an instance of, is in the
+affected set of a change of the window made before the failure.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from lineage.analysis.blast import ChangeImpact
+from lineage.events.base import parse_time
+from lineage.report.context import Context, iso
+from lineage.report.model import Failure, Operations, QualityFailure
+from lineage.report.window import Window
+
+FAILED = frozenset({"failed", "failure", "error", "fail", "5"})
+"""``status`` values that mean the run failed (lower-cased; DataWorks code 5 is failure)."""
+RUN_LABELS = ("Instance", "Job")
+TIME_PROPERTIES = ("finished_at", "modified_at", "end_time")
+
+
+def failed(status: str | None) -> bool:
+    return (status or "").strip().lower() in FAILED
+
+
+def _when(ctx: Context, vertex: dict) -> datetime | None:
+    props = ctx.properties(vertex["id"])
+    for key in TIME_PROPERTIES:
+        try:
+            if props.get(key):
+                return parse_time(props[key])
+        except ValueError:
+            continue
+    return vertex.get("last_seen")
+
+
+def _node_of(ctx: Context, run: str) -> str | None:
+    nodes = sorted(e.src for e in ctx.edges if e.dst == run and e.relationship == "HAS_INSTANCE")
+    if nodes:
+        return nodes[0]
+    skynet = ctx.properties(run).get("skynet_id")  # a DataWorks-scheduled MaxCompute job names its node
+    return f"node:dataworks:{skynet}" if skynet and f"node:dataworks:{skynet}" in ctx.by_id else None
+
+
+def operations(ctx: Context, window: Window, ranked: list[ChangeImpact]) -> Operations:
+    affected_by = [(c, {a.id for a in c.affected}) for c in sorted(ranked, key=lambda c: (c.time is None, c.time or 0, c.change_id))
+                   if c.time is not None]
+    failures = []
+    for vertex in ctx.vertices:
+        if vertex.get("label") not in RUN_LABELS or not failed(ctx.properties(vertex["id"]).get("status")):
+            continue
+        at = _when(ctx, vertex)
+        if at is None or not (window.since <= at < window.until):
+            continue
+        node = _node_of(ctx, vertex["id"])
+        cause = next((c.change_id for c, hit in reversed(affected_by)
+                      if c.time < at and (vertex["id"] in hit or (node is not None and node in hit))), None)
+        failures.append(Failure(id=vertex["id"], label=vertex["label"], name=ctx.name(vertex["id"]), node=node, at=iso(at),
+                                status=ctx.properties(vertex["id"])["status"], after_change=cause))
+    impacted = {a.id for c in ranked for a in c.affected if a.label == "Table"} | {c.entity_id for c in ranked}
+    quality = sorted(
+        (QualityFailure(rule=e.src, table=e.dst, status=ctx.properties(e.src).get("status", ""))
+         for e in ctx.edges if e.relationship == "CHECKS" and e.dst in impacted and failed(ctx.properties(e.src).get("status"))),
+        key=lambda q: (q.table, q.rule))
+    return Operations(failures=sorted(failures, key=lambda f: (f.at or "", f.id)), quality_failures=quality)
