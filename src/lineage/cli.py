@@ -292,6 +292,69 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
     out.print("score = kind factor x sum(label weight / distance); see README 'Blast radius'", markup=False)
 
 
+def _write_report(warehouse: Path, out: Path, week: str | None, since: str | None, until: str | None, engine: str,
+                  top: int, as_json: bool) -> None:
+    """Shared by ``report`` and ``weekly``: write the files, print where (or the document), exit 3 on gaps."""
+    from lineage.report.job import INCOMPLETE, write
+    from lineage.report.window import choose
+
+    written = write(warehouse, out, choose(week, since, until), engine=engine, top=top)
+    if as_json:
+        click.echo(written.report.to_json(), nl=False)
+    else:
+        for name, path in written.files.items():
+            click.echo(f"{name}: {path}")
+    if not written.complete:
+        gaps = "; ".join(f"{s.source}: {', '.join(s.gaps)}" for s in written.report.input_health.sources if s.gaps)
+        say(f"report written, but its inputs are incomplete (days without events: {gaps})")
+        sys.exit(INCOMPLETE)
+
+
+_REPORT_OPTIONS = (
+    click.option("--week", metavar="YYYY-Www", help="ISO week (UTC); default: the last complete week."),
+    click.option("--since", metavar="DATE", help="Window start (with --until), instead of --week."),
+    click.option("--until", metavar="DATE", help="Window end, exclusive (with --since)."),
+    click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True),
+    click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, help="Changes shown in full."),
+    click.option("--json", "as_json", is_flag=True, help="Print report.json on stdout instead of the file names."),
+)
+
+
+def _report_options(function):
+    for option in reversed(_REPORT_OPTIONS):
+        function = option(function)
+    return function
+
+
+@main.command("report")
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("reports"), show_default=True,
+              help="Reports go to OUT/<week>/report.{html,json,md}.")
+@_report_options
+def report_command(warehouse: Path, out: Path, week: str | None, since: str | None, until: str | None, engine: str,
+                   top: int, as_json: bool) -> None:
+    """The weekly impact report: changes, whom to tell, access drift, failures, input health."""
+    _write_report(warehouse, out, week, since, until, engine, top, as_json)
+
+
+@main.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Reports go to OUT/<week>/.")
+@_report_options
+def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None, since: str | None,
+           until: str | None, engine: str, top: int, as_json: bool) -> None:
+    """The scheduler's job: ingest what is new, build, report (exit 3: report written, inputs incomplete)."""
+    from lineage.ingest.pipeline import ingest as run_ingest
+
+    result = run_ingest(paths, warehouse, settings=settings())
+    say(f"weekly: ingested {result.total.accepted} new event(s) ({result.total.duplicates} already known, "
+        f"{result.total.quarantined} quarantined)")
+    built = _run_build(warehouse, None, quiet=True)
+    say(f"weekly: graph built ({built.vertices} vertices, {built.edges} edges, {built.changes} changes)")
+    _write_report(warehouse, out, week, since, until, engine, top, as_json)
+
+
 @main.group("export")
 def export_group() -> None:
     """Send the built graph to a graph database."""
