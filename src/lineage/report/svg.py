@@ -35,8 +35,8 @@ def sparkline(values: Sequence[int], width: int = 96, height: int = 24) -> str:
             f'<circle cx="{lx}" cy="{ly}" r="2.5" fill="#3b6ea8"/></svg>')
 
 
-def day_bars(per_day: dict[str, int], days: Sequence[str], width: int = 210, height: int = 40) -> str:
-    """Events per day as bars; a day without events is a red tick (a gap)."""
+def day_bars(per_day: dict[str, int], days: Sequence[str], expected: bool = True, width: int = 210, height: int = 40) -> str:
+    """Events per day as bars; a day without events is a tick, red when the source is expected daily (a gap)."""
     top = max([per_day.get(d, 0) for d in days] + [1])
     slot = width / max(len(days), 1)
     parts = []
@@ -49,7 +49,7 @@ def day_bars(per_day: dict[str, int], days: Sequence[str], width: int = 210, hei
             parts.append(f'<rect x="{x}" y="{round(height - 10 - h, 1)}" width="{w}" height="{h}" fill="#3b6ea8">'
                          f'<title>{day}: {value}</title></rect>')
         else:
-            parts.append(f'<rect x="{x}" y="{height - 13}" width="{w}" height="3" fill="#c0392b">'
+            parts.append(f'<rect x="{x}" y="{height - 13}" width="{w}" height="3" fill="{'#c0392b' if expected else '#bbbbbb'}">'
                          f'<title>{day}: no events</title></rect>')
         parts.append(f'<text x="{round(x + w / 2, 1)}" y="{height - 1}" font-size="8" text-anchor="middle">{day[8:]}</text>')
     return (f'<svg class="bars" role="img" aria-label="events per day" width="{width}" height="{height}" '
