@@ -49,7 +49,8 @@ def day_bars(per_day: dict[str, int], days: Sequence[str], expected: bool = True
             parts.append(f'<rect x="{x}" y="{round(height - 10 - h, 1)}" width="{w}" height="{h}" fill="#3b6ea8">'
                          f'<title>{day}: {value}</title></rect>')
         else:
-            parts.append(f'<rect x="{x}" y="{height - 13}" width="{w}" height="3" fill="{'#c0392b' if expected else '#bbbbbb'}">'
+            colour = "#c0392b" if expected else "#bbbbbb"
+            parts.append(f'<rect x="{x}" y="{height - 13}" width="{w}" height="3" fill="{colour}">'
                          f'<title>{day}: no events</title></rect>')
         parts.append(f'<text x="{round(x + w / 2, 1)}" y="{height - 1}" font-size="8" text-anchor="middle">{day[8:]}</text>')
     return (f'<svg class="bars" role="img" aria-label="events per day" width="{width}" height="{height}" '
