@@ -14,6 +14,13 @@ from pathlib import Path
 import pytest
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-golden", action="store_true", default=False,
+        help="write missing or changed golden files (tests/facts/golden); those tests fail until committed",
+    )
+
+
 def pytest_collection_modifyitems(config, items):
     """Mark every test whose fixture closure reaches the session ``spark`` fixture."""
     for item in items:
