@@ -28,3 +28,14 @@ def test_seed_sample_facts_match_the_golden(path, doc, golden, facts_of):
 
 def test_every_datahub_seed_sample_has_a_golden():
     assert len(SEED_SAMPLES) == 24  # the seed's 24 samples (tests/data/datahub/README.md)
+
+
+def test_a_changed_fact_fails_its_golden(golden, facts_of, request):
+    """The check can fail: one field changed in one fact is caught."""
+    if request.config.getoption("--update-golden"):
+        pytest.skip("would rewrite the golden with the changed fact")
+    path, doc = SEED_SAMPLES[0]
+    rows = facts_of("datahub", doc)
+    rows[0] = {**rows[0], "op": "retract" if rows[0]["op"] != "retract" else "assert"}
+    with pytest.raises(AssertionError, match="facts differ"):
+        golden(_case(path), rows)
