@@ -1,4 +1,4 @@
-"""The temporal fold on hand-written facts: intervals, expiry, wildcards, FEEDS, aliases."""
+"""The temporal fold on hand-written facts: intervals, expiry, wildcards, FEEDS, aliases (one Spark fold for all cases)."""
 
 from __future__ import annotations
 
@@ -118,9 +118,9 @@ def intervals(edges, rel):
 
 
 GRANT_THEN_REVOKE_CLOSES_AT_THE_REVOKE_TIME = case("grant_then_revoke_closes_at_the_revoke_time", [
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
-        fact("e2", day(3), "retract", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
-    ])
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
+    fact("e2", day(3), "retract", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
+])
 
 
 def test_grant_then_revoke_closes_at_the_revoke_time(folded):
@@ -129,10 +129,10 @@ def test_grant_then_revoke_closes_at_the_revoke_time(folded):
 
 
 REVOKING_ONE_PRIVILEGE_KEEPS_THE_OTHER = case("revoking_one_privilege_keeps_the_other", [
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="update", seq=1),
-        fact("e2", day(2), "retract", ALICE, "CAN_ACCESS", T_A, qualifier="update"),
-    ])
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="update", seq=1),
+    fact("e2", day(2), "retract", ALICE, "CAN_ACCESS", T_A, qualifier="update"),
+])
 
 
 def test_revoking_one_privilege_keeps_the_other(folded):
@@ -144,10 +144,10 @@ def test_revoking_one_privilege_keeps_the_other(folded):
 
 
 EXPIRY_CLOSES_AND_A_LATER_GRANT_OPENS_A_NEW_INTERVAL = case("expiry_closes_and_a_later_grant_opens_a_new_interval", [
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, until=day(5)),
-        fact("e2", day(9), "assert", ALICE, "CAN_ACCESS", T_A, until=day(20)),
-        fact("e3", day(12), "retract", ALICE, "CAN_ACCESS", T_A),
-    ])
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, until=day(5)),
+    fact("e2", day(9), "assert", ALICE, "CAN_ACCESS", T_A, until=day(20)),
+    fact("e3", day(12), "retract", ALICE, "CAN_ACCESS", T_A),
+])
 
 
 def test_expiry_closes_and_a_later_grant_opens_a_new_interval(folded):
@@ -159,9 +159,9 @@ def test_expiry_closes_and_a_later_grant_opens_a_new_interval(folded):
 
 
 A_RENEWAL_BEFORE_EXPIRY_EXTENDS_THE_INTERVAL = case("a_renewal_before_expiry_extends_the_interval", [
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, until=day(5)),
-        fact("e2", day(4), "assert", ALICE, "CAN_ACCESS", T_A, until=day(10)),
-    ])
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, until=day(5)),
+    fact("e2", day(4), "assert", ALICE, "CAN_ACCESS", T_A, until=day(10)),
+])
 
 
 def test_a_renewal_before_expiry_extends_the_interval(folded):
@@ -171,12 +171,12 @@ def test_a_renewal_before_expiry_extends_the_interval(folded):
 
 
 REPEATED_ASSERTS_KEEP_ONE_INTERVAL_AND_COUNT_EVENTS = case("repeated_asserts_keep_one_interval_and_count_events", [
-        fact("e1", day(0), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
-        fact("e2", day(1), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
-        fact("e3", day(2), "retract", ALICE, "MEMBER_OF", "project:maxcompute:p"),
-        fact("e4", day(3), "retract", ALICE, "MEMBER_OF", "project:maxcompute:p"),  # closes nothing
-        fact("e5", day(4), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
-    ])
+    fact("e1", day(0), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
+    fact("e2", day(1), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
+    fact("e3", day(2), "retract", ALICE, "MEMBER_OF", "project:maxcompute:p"),
+    fact("e4", day(3), "retract", ALICE, "MEMBER_OF", "project:maxcompute:p"),  # closes nothing
+    fact("e5", day(4), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
+])
 
 
 def test_repeated_asserts_keep_one_interval_and_count_events(folded):
@@ -197,10 +197,10 @@ def test_a_retract_before_any_assert_creates_nothing(folded):
 
 
 FAILED_FACTS_CHANGE_NO_STATE = case("failed_facts_change_no_state", [
-        fact("e1", day(0), "observe", JOB, "READS", T_A, failed=True),
-        fact("e1", day(0), "observe", JOB, "WRITES", T_B, failed=True, seq=1),
-        fact("e1", day(0), "observe", T_B, None, None, failed=True, seq=2),
-    ])
+    fact("e1", day(0), "observe", JOB, "READS", T_A, failed=True),
+    fact("e1", day(0), "observe", JOB, "WRITES", T_B, failed=True, seq=1),
+    fact("e1", day(0), "observe", T_B, None, None, failed=True, seq=2),
+])
 
 
 def test_failed_facts_change_no_state(folded):
@@ -209,11 +209,11 @@ def test_failed_facts_change_no_state(folded):
 
 
 WILDCARD_RETRACT_CLOSES_EVERY_EDGE_OF_THAT_RELATIONSHIP = case("wildcard_retract_closes_every_edge_of_that_relationship", [
-        fact("e1", day(0), "assert", T_A, "HAS_LABEL", "label:maxcompute:2"),
-        fact("e1", day(0), "assert", ALICE, "HAS_LABEL", "label:maxcompute:1", seq=1),
-        wildcard("e2", day(1), T_A, "HAS_LABEL", "Label", seq=0),
-        fact("e2", day(1), "assert", T_A, "HAS_LABEL", "label:maxcompute:3", seq=1),
-    ])
+    fact("e1", day(0), "assert", T_A, "HAS_LABEL", "label:maxcompute:2"),
+    fact("e1", day(0), "assert", ALICE, "HAS_LABEL", "label:maxcompute:1", seq=1),
+    wildcard("e2", day(1), T_A, "HAS_LABEL", "Label", seq=0),
+    fact("e2", day(1), "assert", T_A, "HAS_LABEL", "label:maxcompute:3", seq=1),
+])
 
 
 def test_wildcard_retract_closes_every_edge_of_that_relationship(folded):
@@ -226,12 +226,12 @@ def test_wildcard_retract_closes_every_edge_of_that_relationship(folded):
 
 
 VERTICES_LIFETIME_PROPERTIES_AND_DELETION = case("vertices_lifetime_properties_and_deletion", [
-        fact("e1", day(0), "assert", T_A, props={"name": "a", "owner": "x"}),
-        fact("e2", day(1), "observe", T_A, props={"owner": "y"}),
-        fact("e3", day(2), "change", T_A, "schema_change"),
-        fact("e4", day(3), "retract", T_A),
-        fact("e5", day(1), "assert", JOB, "READS", T_A),
-    ])
+    fact("e1", day(0), "assert", T_A, props={"name": "a", "owner": "x"}),
+    fact("e2", day(1), "observe", T_A, props={"owner": "y"}),
+    fact("e3", day(2), "change", T_A, "schema_change"),
+    fact("e4", day(3), "retract", T_A),
+    fact("e5", day(1), "assert", JOB, "READS", T_A),
+])
 
 
 def test_vertices_lifetime_properties_and_deletion(folded):
@@ -245,8 +245,8 @@ def test_vertices_lifetime_properties_and_deletion(folded):
 
 
 RECREATED_VERTEX_IS_NOT_DELETED = case("recreated_vertex_is_not_deleted", [
-        fact("e1", day(0), "assert", T_A), fact("e2", day(1), "retract", T_A), fact("e3", day(2), "assert", T_A),
-    ])
+    fact("e1", day(0), "assert", T_A), fact("e2", day(1), "retract", T_A), fact("e3", day(2), "assert", T_A),
+])
 
 
 def test_recreated_vertex_is_not_deleted(folded):
@@ -255,13 +255,13 @@ def test_recreated_vertex_is_not_deleted(folded):
 
 
 FEEDS_DERIVED_FROM_READS_AND_WRITES_OF_ONE_JOB = case("feeds_derived_from_reads_and_writes_of_one_job", [
-        fact("e1", day(0), "assert", JOB, "READS", T_A),
-        fact("e1", day(0), "assert", JOB, "READS", T_B, seq=1),
-        fact("e1", day(0), "assert", JOB, "WRITES", T_C, seq=2),
-        fact("e2", day(1), "assert", "job:maxcompute:j2", "READS", T_A),
-        fact("e2", day(1), "assert", "job:maxcompute:j2", "WRITES", T_C, seq=1),
-        fact("e3", day(2), "assert", "user:aliyun:9", "DOWNLOADED", T_C),  # not a Job/Node: no FEEDS
-    ])
+    fact("e1", day(0), "assert", JOB, "READS", T_A),
+    fact("e1", day(0), "assert", JOB, "READS", T_B, seq=1),
+    fact("e1", day(0), "assert", JOB, "WRITES", T_C, seq=2),
+    fact("e2", day(1), "assert", "job:maxcompute:j2", "READS", T_A),
+    fact("e2", day(1), "assert", "job:maxcompute:j2", "WRITES", T_C, seq=1),
+    fact("e3", day(2), "assert", "user:aliyun:9", "DOWNLOADED", T_C),  # not a Job/Node: no FEEDS
+])
 
 
 def test_feeds_derived_from_reads_and_writes_of_one_job(folded):
@@ -277,10 +277,10 @@ def test_feeds_derived_from_reads_and_writes_of_one_job(folded):
 
 NODE_7 = "node:dataworks:7"
 FEEDS_INTERVALS_FOLLOW_THE_READS_AND_WRITES = case("feeds_intervals_follow_the_reads_and_writes", [
-        fact("e1", day(0), "assert", NODE_7, "READS", T_A),
-        fact("e1", day(0), "assert", NODE_7, "WRITES", T_B, seq=1),
-        wildcard("e2", day(4), NODE_7, "READS", "Table"),
-    ])
+    fact("e1", day(0), "assert", NODE_7, "READS", T_A),
+    fact("e1", day(0), "assert", NODE_7, "WRITES", T_B, seq=1),
+    wildcard("e2", day(4), NODE_7, "READS", "Table"),
+])
 
 
 def test_feeds_intervals_follow_the_reads_and_writes(folded):
@@ -290,11 +290,12 @@ def test_feeds_intervals_follow_the_reads_and_writes(folded):
 
 
 ALIASES_MERGE_IDENTITIES = case("aliases_merge_identities", [
-            fact("e1", day(0), "assert", "user:maxcompute:aliyun$bob@x.com", "CAN_ACCESS", T_A, qualifier="select"),
-            fact("e2", day(1), "assert", "user:datahub:bob", "OWNS", T_A),
-            fact("e3", day(2), "retract", BOB, "CAN_ACCESS", T_A, qualifier="select"),
-        ],
-        aliases={"user:maxcompute:aliyun$bob@x.com": BOB, "user:datahub:bob": BOB},)
+    fact("e1", day(0), "assert", "user:maxcompute:aliyun$bob@x.com", "CAN_ACCESS", T_A, qualifier="select"),
+    fact("e2", day(1), "assert", "user:datahub:bob", "OWNS", T_A),
+    fact("e3", day(2), "retract", BOB, "CAN_ACCESS", T_A, qualifier="select"),
+    ],
+    aliases={"user:maxcompute:aliyun$bob@x.com": BOB, "user:datahub:bob": BOB},
+)
 
 
 def test_aliases_merge_identities(folded):
