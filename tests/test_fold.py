@@ -1,4 +1,4 @@
-"""The temporal fold on hand-written facts: intervals, expiry, wildcards, FEEDS, aliases (one Spark fold for all cases)."""
+"""The temporal fold on hand-written facts: intervals, expiry, wildcards, FEEDS, aliases (one fold, all cases)."""
 
 from __future__ import annotations
 
