@@ -1,16 +1,58 @@
-"""Shared fixtures: one local SparkSession for the whole run (few partitions, UI off)."""
+"""Shared fixtures: one local SparkSession for the whole run (few partitions, UI off).
+
+Every test that uses the ``spark`` fixture, directly or through another fixture (``scenario_warehouse``,
+``demo_warehouse``, ...), is marked ``spark`` at collection, so ``pytest -m "not spark"`` is the fast
+suite. That run also checks it kept its promise: a test of it that starts a JVM anyway fails by name.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-golden", action="store_true", default=False,
+        help="write missing or changed golden files (tests/facts/golden); those tests fail until committed",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test whose fixture closure reaches the session ``spark`` fixture."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spark)
+
+
+def _jvm_started() -> bool:
+    """True once this process has launched Spark's JVM (py4j gateway), by any route."""
+    context = sys.modules.get("pyspark.context")
+    return context is not None and context.SparkContext._gateway is not None
+
+
+@pytest.fixture(autouse=True)
+def _no_jvm_in_fast_suite(request):
+    """Under ``-m "not spark"`` a test must not start Spark: mark it (or use the fixture) instead."""
+    if "not spark" not in (request.config.getoption("markexpr") or "") or request.node.get_closest_marker("spark"):
+        yield
+        return
+    started = _jvm_started()
+    yield
+    assert started or not _jvm_started(), (
+        f"{request.node.nodeid} started a JVM in the fast suite (-m 'not spark'): "
+        "use the `spark` fixture or mark it `spark`"
+    )
+
 
 @pytest.fixture(scope="session")
-def spark():
+def spark(request):
+    assert "not spark" not in (request.config.getoption("markexpr") or ""), (
+        "the spark fixture was requested in a -m 'not spark' run: the marking hook missed a test"
+    )
     os.environ.setdefault("LINEAGE_SHUFFLE_PARTITIONS", "2")
     from lineage.spark import get_spark
 

@@ -1,4 +1,4 @@
-"""The temporal fold on hand-written facts: intervals, expiry, wildcards, FEEDS, aliases."""
+"""The temporal fold on hand-written facts: intervals, expiry, wildcards, FEEDS, aliases (one fold, all cases)."""
 
 from __future__ import annotations
 
@@ -38,70 +38,149 @@ def wildcard(event, when, src, rel, dst_label, seq=0):
     return fact(event, when, "retract", src, rel)._replace(dst_label=dst_label, seq=seq)
 
 
-def run(spark, rows, aliases=None):
+# Every case of this module is folded in ONE Spark job: each case's ids (and event ids) get the case's
+# own prefix inside the id (``table:maxcompute:<prefix>p.a``), all facts are folded together, and the
+# results are split back by prefix and the prefix removed. Cases share ids (ALICE, T_A) only in the
+# written-out rows, never in the fold, so each case sees exactly what a fold of its rows alone gives.
+CASES: dict[str, tuple[list[Fact], dict[str, str] | None]] = {}
+
+
+def case(name: str, rows: list[Fact], aliases: dict[str, str] | None = None) -> str:
+    assert name not in CASES, name
+    CASES[name] = (rows, aliases)
+    return name
+
+
+def _prefix(number: int) -> str:
+    return f"k{number:03d}~"
+
+
+def _put(value: str | None, prefix: str) -> str | None:
+    if value is None:
+        return None
+    kind, ns, rest = value.split(":", 2)
+    return f"{kind}:{ns}:{prefix}{rest}"
+
+
+def _strip(value, prefix: str):
+    if isinstance(value, str):
+        return value.replace(prefix, "")
+    if isinstance(value, dict):
+        return {_strip(k, prefix): _strip(v, prefix) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_strip(v, prefix) for v in value)
+    return value
+
+
+def _owner(entity_id: str) -> str:
+    """The case prefix inside an output id (every output id comes from some case's input)."""
+    rest = entity_id.split(":", 2)[2]
+    return rest[: rest.index("~") + 1]
+
+
+def _edge_key(e):
+    return (e["relationship"], e["src"], e["dst"], e["qualifier"], str(e["valid_from"]))
+
+
+def fold_all(spark, cases):
+    """``{case name: (vertices by id, sorted edges, changes)}`` from one fold of every case's facts."""
+    prefixes = {name: _prefix(i) for i, name in enumerate(cases)}
+    rows, aliases = [], {}
+    for name, (facts, case_aliases) in cases.items():
+        p = prefixes[name]
+        rows += [f._replace(event_id=p + f.event_id, src_id=_put(f.src_id, p), dst_id=_put(f.dst_id, p)) for f in facts]
+        aliases.update({_put(a, p): _put(c, p) for a, c in (case_aliases or {}).items()})
     frame = spark.createDataFrame(rows, FACTS.ddl)
     alias_df = spark.createDataFrame(sorted(aliases.items()), "alias string, canonical string") if aliases else None
     vertices, edges, changes = fold.fold(frame, alias_df)
-    return (
-        {r["id"]: utc_row(r.asDict()) for r in vertices.collect()},
-        sorted((utc_row(r.asDict()) for r in edges.collect()), key=lambda e: (e["relationship"], e["src"], e["dst"], e["qualifier"], str(e["valid_from"]))),
-        [utc_row(r.asDict()) for r in changes.collect()],
-    )
+    by_prefix = {p: ({}, [], []) for p in prefixes.values()}
+    for r in vertices.collect():
+        p = _owner(r["id"])
+        row = _strip(utc_row(r.asDict()), p)
+        by_prefix[p][0][row["id"]] = row
+    for r in edges.collect():
+        p = _owner(r["src"])
+        by_prefix[p][1].append(_strip(utc_row(r.asDict()), p))
+    for r in changes.collect():
+        p = _owner(r["entity_id"])
+        by_prefix[p][2].append(_strip(utc_row(r.asDict()), p))
+    return {name: (v, sorted(e, key=_edge_key), c) for name, (v, e, c) in
+            ((name, by_prefix[p]) for name, p in prefixes.items())}
+
+
+@pytest.fixture(scope="module")
+def folded(spark):
+    return fold_all(spark, CASES)
 
 
 def intervals(edges, rel):
     return [(e["src"], e["dst"], e["qualifier"], e["valid_from"], e["valid_to"], e["closed_by"]) for e in edges if e["relationship"] == rel]
 
 
-def test_grant_then_revoke_closes_at_the_revoke_time(spark):
-    _, edges, _ = run(spark, [
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
-        fact("e2", day(3), "retract", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
-    ])
+GRANT_THEN_REVOKE_CLOSES_AT_THE_REVOKE_TIME = case("grant_then_revoke_closes_at_the_revoke_time", [
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
+    fact("e2", day(3), "retract", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
+])
+
+
+def test_grant_then_revoke_closes_at_the_revoke_time(folded):
+    _, edges, _ = folded[GRANT_THEN_REVOKE_CLOSES_AT_THE_REVOKE_TIME]
     assert intervals(edges, "CAN_ACCESS") == [(ALICE, T_A, "select", day(0), day(3), "retract")]
 
 
-def test_revoking_one_privilege_keeps_the_other(spark):
-    _, edges, _ = run(spark, [
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="update", seq=1),
-        fact("e2", day(2), "retract", ALICE, "CAN_ACCESS", T_A, qualifier="update"),
-    ])
+REVOKING_ONE_PRIVILEGE_KEEPS_THE_OTHER = case("revoking_one_privilege_keeps_the_other", [
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="select"),
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, qualifier="update", seq=1),
+    fact("e2", day(2), "retract", ALICE, "CAN_ACCESS", T_A, qualifier="update"),
+])
+
+
+def test_revoking_one_privilege_keeps_the_other(folded):
+    _, edges, _ = folded[REVOKING_ONE_PRIVILEGE_KEEPS_THE_OTHER]
     assert intervals(edges, "CAN_ACCESS") == [
         (ALICE, T_A, "select", day(0), None, None),
         (ALICE, T_A, "update", day(0), day(2), "retract"),
     ]
 
 
-def test_expiry_closes_and_a_later_grant_opens_a_new_interval(spark):
-    _, edges, _ = run(spark, [
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, until=day(5)),
-        fact("e2", day(9), "assert", ALICE, "CAN_ACCESS", T_A, until=day(20)),
-        fact("e3", day(12), "retract", ALICE, "CAN_ACCESS", T_A),
-    ])
+EXPIRY_CLOSES_AND_A_LATER_GRANT_OPENS_A_NEW_INTERVAL = case("expiry_closes_and_a_later_grant_opens_a_new_interval", [
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, until=day(5)),
+    fact("e2", day(9), "assert", ALICE, "CAN_ACCESS", T_A, until=day(20)),
+    fact("e3", day(12), "retract", ALICE, "CAN_ACCESS", T_A),
+])
+
+
+def test_expiry_closes_and_a_later_grant_opens_a_new_interval(folded):
+    _, edges, _ = folded[EXPIRY_CLOSES_AND_A_LATER_GRANT_OPENS_A_NEW_INTERVAL]
     assert intervals(edges, "CAN_ACCESS") == [
         (ALICE, T_A, "", day(0), day(5), "expiry"),
         (ALICE, T_A, "", day(9), day(12), "retract"),
     ]
 
 
-def test_a_renewal_before_expiry_extends_the_interval(spark):
-    _, edges, _ = run(spark, [
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, until=day(5)),
-        fact("e2", day(4), "assert", ALICE, "CAN_ACCESS", T_A, until=day(10)),
-    ])
+A_RENEWAL_BEFORE_EXPIRY_EXTENDS_THE_INTERVAL = case("a_renewal_before_expiry_extends_the_interval", [
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, until=day(5)),
+    fact("e2", day(4), "assert", ALICE, "CAN_ACCESS", T_A, until=day(10)),
+])
+
+
+def test_a_renewal_before_expiry_extends_the_interval(folded):
+    _, edges, _ = folded[A_RENEWAL_BEFORE_EXPIRY_EXTENDS_THE_INTERVAL]
     [edge] = [e for e in edges if e["relationship"] == "CAN_ACCESS"]
     assert (edge["valid_from"], edge["valid_to"], edge["closed_by"], edge["event_count"]) == (day(0), day(10), "expiry", 2)
 
 
-def test_repeated_asserts_keep_one_interval_and_count_events(spark):
-    _, edges, _ = run(spark, [
-        fact("e1", day(0), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
-        fact("e2", day(1), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
-        fact("e3", day(2), "retract", ALICE, "MEMBER_OF", "project:maxcompute:p"),
-        fact("e4", day(3), "retract", ALICE, "MEMBER_OF", "project:maxcompute:p"),  # closes nothing
-        fact("e5", day(4), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
-    ])
+REPEATED_ASSERTS_KEEP_ONE_INTERVAL_AND_COUNT_EVENTS = case("repeated_asserts_keep_one_interval_and_count_events", [
+    fact("e1", day(0), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
+    fact("e2", day(1), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
+    fact("e3", day(2), "retract", ALICE, "MEMBER_OF", "project:maxcompute:p"),
+    fact("e4", day(3), "retract", ALICE, "MEMBER_OF", "project:maxcompute:p"),  # closes nothing
+    fact("e5", day(4), "assert", ALICE, "MEMBER_OF", "project:maxcompute:p"),
+])
+
+
+def test_repeated_asserts_keep_one_interval_and_count_events(folded):
+    _, edges, _ = folded[REPEATED_ASSERTS_KEEP_ONE_INTERVAL_AND_COUNT_EVENTS]
     rows = [e for e in edges if e["relationship"] == "MEMBER_OF"]
     assert [(e["valid_from"], e["valid_to"], e["event_count"], e["last_seen"]) for e in rows] == [
         (day(0), day(2), 3, day(2)),
@@ -109,27 +188,36 @@ def test_repeated_asserts_keep_one_interval_and_count_events(spark):
     ]
 
 
-def test_a_retract_before_any_assert_creates_nothing(spark):
-    _, edges, _ = run(spark, [fact("e1", day(0), "retract", ALICE, "HAS_ROLE", "role:maxcompute:p.r")])
+A_RETRACT_BEFORE_ANY_ASSERT_CREATES_NOTHING = case("a_retract_before_any_assert_creates_nothing", [fact("e1", day(0), "retract", ALICE, "HAS_ROLE", "role:maxcompute:p.r")])
+
+
+def test_a_retract_before_any_assert_creates_nothing(folded):
+    _, edges, _ = folded[A_RETRACT_BEFORE_ANY_ASSERT_CREATES_NOTHING]
     assert edges == []
 
 
-def test_failed_facts_change_no_state(spark):
-    vertices, edges, changes = run(spark, [
-        fact("e1", day(0), "observe", JOB, "READS", T_A, failed=True),
-        fact("e1", day(0), "observe", JOB, "WRITES", T_B, failed=True, seq=1),
-        fact("e1", day(0), "observe", T_B, None, None, failed=True, seq=2),
-    ])
+FAILED_FACTS_CHANGE_NO_STATE = case("failed_facts_change_no_state", [
+    fact("e1", day(0), "observe", JOB, "READS", T_A, failed=True),
+    fact("e1", day(0), "observe", JOB, "WRITES", T_B, failed=True, seq=1),
+    fact("e1", day(0), "observe", T_B, None, None, failed=True, seq=2),
+])
+
+
+def test_failed_facts_change_no_state(folded):
+    vertices, edges, changes = folded[FAILED_FACTS_CHANGE_NO_STATE]
     assert edges == [] and vertices == {} and changes == []
 
 
-def test_wildcard_retract_closes_every_edge_of_that_relationship(spark):
-    _, edges, _ = run(spark, [
-        fact("e1", day(0), "assert", T_A, "HAS_LABEL", "label:maxcompute:2"),
-        fact("e1", day(0), "assert", ALICE, "HAS_LABEL", "label:maxcompute:1", seq=1),
-        wildcard("e2", day(1), T_A, "HAS_LABEL", "Label", seq=0),
-        fact("e2", day(1), "assert", T_A, "HAS_LABEL", "label:maxcompute:3", seq=1),
-    ])
+WILDCARD_RETRACT_CLOSES_EVERY_EDGE_OF_THAT_RELATIONSHIP = case("wildcard_retract_closes_every_edge_of_that_relationship", [
+    fact("e1", day(0), "assert", T_A, "HAS_LABEL", "label:maxcompute:2"),
+    fact("e1", day(0), "assert", ALICE, "HAS_LABEL", "label:maxcompute:1", seq=1),
+    wildcard("e2", day(1), T_A, "HAS_LABEL", "Label", seq=0),
+    fact("e2", day(1), "assert", T_A, "HAS_LABEL", "label:maxcompute:3", seq=1),
+])
+
+
+def test_wildcard_retract_closes_every_edge_of_that_relationship(folded):
+    _, edges, _ = folded[WILDCARD_RETRACT_CLOSES_EVERY_EDGE_OF_THAT_RELATIONSHIP]
     assert intervals(edges, "HAS_LABEL") == [
         (T_A, "label:maxcompute:2", "", day(0), day(1), "retract"),
         (T_A, "label:maxcompute:3", "", day(1), None, None),
@@ -137,14 +225,17 @@ def test_wildcard_retract_closes_every_edge_of_that_relationship(spark):
     ]
 
 
-def test_vertices_lifetime_properties_and_deletion(spark):
-    vertices, _, changes = run(spark, [
-        fact("e1", day(0), "assert", T_A, props={"name": "a", "owner": "x"}),
-        fact("e2", day(1), "observe", T_A, props={"owner": "y"}),
-        fact("e3", day(2), "change", T_A, "schema_change"),
-        fact("e4", day(3), "retract", T_A),
-        fact("e5", day(1), "assert", JOB, "READS", T_A),
-    ])
+VERTICES_LIFETIME_PROPERTIES_AND_DELETION = case("vertices_lifetime_properties_and_deletion", [
+    fact("e1", day(0), "assert", T_A, props={"name": "a", "owner": "x"}),
+    fact("e2", day(1), "observe", T_A, props={"owner": "y"}),
+    fact("e3", day(2), "change", T_A, "schema_change"),
+    fact("e4", day(3), "retract", T_A),
+    fact("e5", day(1), "assert", JOB, "READS", T_A),
+])
+
+
+def test_vertices_lifetime_properties_and_deletion(folded):
+    vertices, _, changes = folded[VERTICES_LIFETIME_PROPERTIES_AND_DELETION]
     a = vertices[T_A]
     assert (a["label"], a["name"], a["first_seen"], a["last_seen"], a["deleted_at"], a["event_count"]) == (
         "Table", "a", day(0), day(3), day(3), 5)
@@ -153,22 +244,28 @@ def test_vertices_lifetime_properties_and_deletion(spark):
     assert [(c["entity_id"], c["kind"], c["time"]) for c in changes] == [(T_A, "schema_change", day(2))]
 
 
-def test_recreated_vertex_is_not_deleted(spark):
-    vertices, _, _ = run(spark, [
-        fact("e1", day(0), "assert", T_A), fact("e2", day(1), "retract", T_A), fact("e3", day(2), "assert", T_A),
-    ])
+RECREATED_VERTEX_IS_NOT_DELETED = case("recreated_vertex_is_not_deleted", [
+    fact("e1", day(0), "assert", T_A), fact("e2", day(1), "retract", T_A), fact("e3", day(2), "assert", T_A),
+])
+
+
+def test_recreated_vertex_is_not_deleted(folded):
+    vertices, _, _ = folded[RECREATED_VERTEX_IS_NOT_DELETED]
     assert vertices[T_A]["deleted_at"] is None
 
 
-def test_feeds_derived_from_reads_and_writes_of_one_job(spark):
-    _, edges, _ = run(spark, [
-        fact("e1", day(0), "assert", JOB, "READS", T_A),
-        fact("e1", day(0), "assert", JOB, "READS", T_B, seq=1),
-        fact("e1", day(0), "assert", JOB, "WRITES", T_C, seq=2),
-        fact("e2", day(1), "assert", "job:maxcompute:j2", "READS", T_A),
-        fact("e2", day(1), "assert", "job:maxcompute:j2", "WRITES", T_C, seq=1),
-        fact("e3", day(2), "assert", "user:aliyun:9", "DOWNLOADED", T_C),  # not a Job/Node: no FEEDS
-    ])
+FEEDS_DERIVED_FROM_READS_AND_WRITES_OF_ONE_JOB = case("feeds_derived_from_reads_and_writes_of_one_job", [
+    fact("e1", day(0), "assert", JOB, "READS", T_A),
+    fact("e1", day(0), "assert", JOB, "READS", T_B, seq=1),
+    fact("e1", day(0), "assert", JOB, "WRITES", T_C, seq=2),
+    fact("e2", day(1), "assert", "job:maxcompute:j2", "READS", T_A),
+    fact("e2", day(1), "assert", "job:maxcompute:j2", "WRITES", T_C, seq=1),
+    fact("e3", day(2), "assert", "user:aliyun:9", "DOWNLOADED", T_C),  # not a Job/Node: no FEEDS
+])
+
+
+def test_feeds_derived_from_reads_and_writes_of_one_job(folded):
+    _, edges, _ = folded[FEEDS_DERIVED_FROM_READS_AND_WRITES_OF_ONE_JOB]
     feeds = [e for e in edges if e["relationship"] == "FEEDS"]
     assert [(e["src"], e["dst"], e["valid_from"], e["valid_to"], e["event_count"]) for e in feeds] == [
         (T_A, T_C, day(0), None, 2),
@@ -178,46 +275,66 @@ def test_feeds_derived_from_reads_and_writes_of_one_job(spark):
     assert (feeds[0]["src_label"], feeds[0]["dst_label"]) == ("Table", "Table")
 
 
-def test_feeds_intervals_follow_the_reads_and_writes(spark):
-    node = "node:dataworks:7"
-    _, edges, _ = run(spark, [
-        fact("e1", day(0), "assert", node, "READS", T_A),
-        fact("e1", day(0), "assert", node, "WRITES", T_B, seq=1),
-        wildcard("e2", day(4), node, "READS", "Table"),
-    ])
+NODE_7 = "node:dataworks:7"
+FEEDS_INTERVALS_FOLLOW_THE_READS_AND_WRITES = case("feeds_intervals_follow_the_reads_and_writes", [
+    fact("e1", day(0), "assert", NODE_7, "READS", T_A),
+    fact("e1", day(0), "assert", NODE_7, "WRITES", T_B, seq=1),
+    wildcard("e2", day(4), NODE_7, "READS", "Table"),
+])
+
+
+def test_feeds_intervals_follow_the_reads_and_writes(folded):
+    _, edges, _ = folded[FEEDS_INTERVALS_FOLLOW_THE_READS_AND_WRITES]
     feeds = [e for e in edges if e["relationship"] == "FEEDS"]
     assert [(e["src"], e["dst"], e["valid_from"], e["valid_to"]) for e in feeds] == [(T_A, T_B, day(0), day(4))]
 
 
-def test_aliases_merge_identities(spark):
-    vertices, edges, _ = run(
-        spark,
-        [
-            fact("e1", day(0), "assert", "user:maxcompute:aliyun$bob@x.com", "CAN_ACCESS", T_A, qualifier="select"),
-            fact("e2", day(1), "assert", "user:datahub:bob", "OWNS", T_A),
-            fact("e3", day(2), "retract", BOB, "CAN_ACCESS", T_A, qualifier="select"),
-        ],
-        aliases={"user:maxcompute:aliyun$bob@x.com": BOB, "user:datahub:bob": BOB},
-    )
+ALIASES_MERGE_IDENTITIES = case("aliases_merge_identities", [
+    fact("e1", day(0), "assert", "user:maxcompute:aliyun$bob@x.com", "CAN_ACCESS", T_A, qualifier="select"),
+    fact("e2", day(1), "assert", "user:datahub:bob", "OWNS", T_A),
+    fact("e3", day(2), "retract", BOB, "CAN_ACCESS", T_A, qualifier="select"),
+    ],
+    aliases={"user:maxcompute:aliyun$bob@x.com": BOB, "user:datahub:bob": BOB},
+)
+
+
+def test_aliases_merge_identities(folded):
+    vertices, edges, _ = folded[ALIASES_MERGE_IDENTITIES]
     assert {v for v in vertices if v.startswith("user:")} == {BOB}
     assert intervals(edges, "CAN_ACCESS") == [(BOB, T_A, "select", day(0), day(2), "retract")]
     assert intervals(edges, "OWNS") == [(BOB, T_A, "", day(1), None, None)]
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_order_and_duplicates_do_not_matter(spark, seed):
+ORDER_ROWS = [
+    fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, until=day(5)),
+    fact("e2", day(4), "assert", ALICE, "CAN_ACCESS", T_A, until=day(10)),
+    fact("e3", day(6), "retract", ALICE, "CAN_ACCESS", T_A),
+    fact("e4", day(6), "assert", T_A, props={"k": "1"}),
+    fact("e5", day(6), "observe", T_A, props={"k": "2"}),
+    fact("e6", day(1), "assert", JOB, "READS", T_A),
+    fact("e6", day(1), "assert", JOB, "WRITES", T_B, seq=1),
+]
+ORDER = case("order", ORDER_ROWS)
+
+
+def _shuffled(seed: int) -> list[Fact]:
     import random
 
-    rows = [
-        fact("e1", day(0), "assert", ALICE, "CAN_ACCESS", T_A, until=day(5)),
-        fact("e2", day(4), "assert", ALICE, "CAN_ACCESS", T_A, until=day(10)),
-        fact("e3", day(6), "retract", ALICE, "CAN_ACCESS", T_A),
-        fact("e4", day(6), "assert", T_A, props={"k": "1"}),
-        fact("e5", day(6), "observe", T_A, props={"k": "2"}),
-        fact("e6", day(1), "assert", JOB, "READS", T_A),
-        fact("e6", day(1), "assert", JOB, "WRITES", T_B, seq=1),
-    ]
-    expected = run(spark, rows)
-    shuffled = rows + rows[:3]
+    shuffled = ORDER_ROWS + ORDER_ROWS[:3]
     random.Random(seed).shuffle(shuffled)
-    assert run(spark, shuffled) == expected
+    return shuffled
+
+
+SHUFFLED = {seed: case(f"order_shuffled_{seed}", _shuffled(seed)) for seed in (1, 2, 3)}
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_order_and_duplicates_do_not_matter(folded, seed):
+    expected = folded[ORDER]
+    assert folded[SHUFFLED[seed]] == expected
+
+
+def test_batched_cases_fold_as_they_would_alone(spark, folded):
+    """The batching itself is exact: two cases folded alone give what the batch gave them."""
+    for name in (WILDCARD_RETRACT_CLOSES_EVERY_EDGE_OF_THAT_RELATIONSHIP, ALIASES_MERGE_IDENTITIES):
+        assert fold_all(spark, {name: CASES[name]})[name] == folded[name], name

@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
+from collections import deque
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -58,8 +59,9 @@ LINEAGE = [
 ]
 
 
-def engine(edges=LINEAGE, labels=LABELS) -> LocalEngine:
-    return LocalEngine(
+def lineage(make, edges=LINEAGE, labels=LABELS):
+    """The hand-checked graph on the engine ``make`` builds (the ``engine`` fixture, or ``LocalEngine``)."""
+    return make(
         [{"id": vid, "label": label} for vid, label in labels.items()],
         [{"src": s, "relationship": r, "dst": d} for s, r, d in edges],
     )
@@ -69,8 +71,8 @@ def answer(affected: list[Affected]) -> list[tuple[str, int, tuple[str, ...]]]:
     return [(a.id, a.distance, a.path) for a in affected]
 
 
-def test_a_changed_table_reaches_readers_their_outputs_runs_owners_and_access():
-    assert answer(engine().reach([SRC])) == [
+def test_a_changed_table_reaches_readers_their_outputs_runs_owners_and_access(engine):
+    assert answer(lineage(engine).reach([SRC])) == [
         (JOB, 1, (SRC, JOB)),
         (NODE, 1, (SRC, NODE)),
         (OUT, 1, (SRC, OUT)),  # FEEDS: one hop, not through the job
@@ -85,14 +87,14 @@ def test_a_changed_table_reaches_readers_their_outputs_runs_owners_and_access():
     ]  # not the tag, the project, the owner's other table, nor the source itself
 
 
-def test_labels_come_with_the_answer_and_for_known_ids_only():
-    e = engine()
+def test_labels_come_with_the_answer_and_for_known_ids_only(engine):
+    e = lineage(engine)
     assert {a.id: a.label for a in e.reach([SRC])}[MEMBER] == "User"
     assert e.labels([SRC, ROLE, "table:mc:p.nope"]) == {SRC: "Table", ROLE: "Role"}
 
 
-def test_max_depth_cuts_the_search():
-    e = engine()
+def test_max_depth_cuts_the_search(engine):
+    e = lineage(engine)
     assert [a.id for a in e.reach([SRC], max_depth=1)] == [JOB, NODE, OUT]
     assert {a.id for a in e.reach([SRC], max_depth=3)} == {a.id for a in e.reach([SRC])} - {MEMBER}
     assert e.reach([SRC], max_depth=0) == []
@@ -100,20 +102,20 @@ def test_max_depth_cuts_the_search():
         e.reach([SRC], max_depth=-1)
 
 
-def test_the_relationship_filter_keeps_only_those_rules():
-    e = engine()
+def test_the_relationship_filter_keeps_only_those_rules(engine):
+    e = lineage(engine)
     assert answer(e.reach([SRC], relationships={"READS"})) == [(JOB, 1, (SRC, JOB)), (NODE, 1, (SRC, NODE))]
     assert answer(e.reach([SRC], relationships=["READS", "WRITES"])) == [
         (JOB, 1, (SRC, JOB)), (NODE, 1, (SRC, NODE)), (N_OUT, 2, (SRC, NODE, N_OUT)), (OUT, 2, (SRC, JOB, OUT))]
     assert e.reach([SRC], relationships={"TAGGED", "NO_SUCH"}) == []
 
 
-def test_custom_rules_walk_upstream():
-    assert answer(engine().reach([N_OUT], rules=UPSTREAM_RULES)) == [(NODE, 1, (N_OUT, NODE)), (SRC, 2, (N_OUT, NODE, SRC))]
+def test_custom_rules_walk_upstream(engine):
+    assert answer(lineage(engine).reach([N_OUT], rules=UPSTREAM_RULES)) == [(NODE, 1, (N_OUT, NODE)), (SRC, 2, (N_OUT, NODE, SRC))]
 
 
-def test_several_sources_take_the_nearest_and_are_not_listed():
-    e = engine()
+def test_several_sources_take_the_nearest_and_are_not_listed(engine):
+    e = lineage(engine)
     both = e.reach([SRC, N_OUT])
     assert N_OUT not in {a.id for a in both} and SRC not in {a.id for a in both}
     distances = {a.id: a.distance for a in both}
@@ -121,36 +123,39 @@ def test_several_sources_take_the_nearest_and_are_not_listed():
     assert {a.id: a.path for a in both}[MEMBER] == (N_OUT, ROLE, MEMBER)
 
 
-def test_unknown_sources_are_ignored():
-    e = engine()
+def test_unknown_sources_are_ignored(engine):
+    e = lineage(engine)
     assert e.reach(["table:mc:p.nope", SRC, SRC]) == e.reach([SRC])
     assert e.reach(["table:mc:p.nope"]) == [] and e.reach([]) == []
 
 
-def test_cycles_end_and_keep_the_shortest_distance():
+def test_cycles_end_and_keep_the_shortest_distance(engine):
     t1, t2, t3 = "table:mc:p.t1", "table:mc:p.t2", "table:mc:p.t3"
-    e = engine([(t1, "FEEDS", t2), (t2, "FEEDS", t1), (t2, "FEEDS", t3), (t3, "FEEDS", t1)],
+    e = lineage(engine, [(t1, "FEEDS", t2), (t2, "FEEDS", t1), (t2, "FEEDS", t3), (t3, "FEEDS", t1)],
                {t1: "Table", t2: "Table", t3: "Table"})
     assert answer(e.reach([t1])) == [(t2, 1, (t1, t2)), (t3, 2, (t1, t2, t3))]
     assert answer(e.reach([t1, t2])) == [(t3, 1, (t2, t3))]
     assert answer(e.reach([t3])) == [(t1, 1, (t3, t1)), (t2, 2, (t3, t1, t2))]
+    ring = lineage(engine, [("t0", "FEEDS", "t1"), ("t1", "FEEDS", "t2"), ("t2", "FEEDS", "t0")],
+                   {f"t{i}": "Table" for i in range(3)})
+    assert answer(ring.reach(["t0"])) == [("t1", 1, ("t0", "t1")), ("t2", 2, ("t0", "t1", "t2"))]
 
 
-def test_the_witness_is_the_smallest_shortest_path():
+def test_the_witness_is_the_smallest_shortest_path(engine):
     # s1 and s2 both reach x in 2 hops, through a or b; the smallest sequence wins from the source end
     labels = {v: "Table" for v in ("s1", "s2", "a", "b", "x", "y")}
-    e = engine([("s2", "FEEDS", "a"), ("s1", "FEEDS", "b"), ("a", "FEEDS", "x"), ("b", "FEEDS", "x"),
+    e = lineage(engine, [("s2", "FEEDS", "a"), ("s1", "FEEDS", "b"), ("a", "FEEDS", "x"), ("b", "FEEDS", "x"),
                 ("s2", "FEEDS", "y"), ("s1", "FEEDS", "y")], labels)
     paths = {a.id: a.path for a in e.reach(["s2", "s1"])}
     assert paths["x"] == ("s1", "b", "x") and paths["y"] == ("s1", "y") and paths["a"] == ("s2", "a")
     # one source, two middles: the smaller middle
-    e = engine([("s", "FEEDS", "m2"), ("s", "FEEDS", "m1"), ("m2", "FEEDS", "x"), ("m1", "FEEDS", "x")],
+    e = lineage(engine, [("s", "FEEDS", "m2"), ("s", "FEEDS", "m1"), ("m2", "FEEDS", "x"), ("m1", "FEEDS", "x")],
                {v: "Table" for v in ("s", "m1", "m2", "x")})
     assert {a.id: a.path for a in e.reach(["s"])}["x"] == ("s", "m1", "x")
 
 
 def test_the_networkx_graph_is_exposed_in_the_stored_direction():
-    g = engine().graph
+    g = lineage(LocalEngine).graph
     assert isinstance(g, nx.MultiDiGraph) and g.nodes[JOB]["label"] == "Job"
     assert len(g.edges[JOB, SRC, "READS"]["intervals"]) == 2  # two rows, one edge
     assert "table:mc:p.dropped" not in g  # edges to ids that are not vertices are left out
@@ -244,11 +249,56 @@ def local_engine(case: dict[str, Any]) -> LocalEngine:
     return LocalEngine([{"id": v, "label": label} for v, label in case["labels"].items()], case["edges"])
 
 
+def bfs(case: dict[str, Any]) -> dict[str, int]:
+    """A second, independent oracle: plain BFS along the rules, {id: distance} (no paths)."""
+    wanted, labels = case["relationships"], case["labels"]
+    steps: dict[str, set[str]] = {}
+    for e in case["edges"]:
+        for rule in case["rules"]:
+            if rule.relationship != e["relationship"] or (wanted is not None and rule.relationship not in wanted):
+                continue
+            if e["src"] == e["dst"] or e["src"] not in labels or e["dst"] not in labels:
+                continue
+            a, b = (e["src"], e["dst"]) if rule.flows == FORWARD else (e["dst"], e["src"])
+            steps.setdefault(a, set()).add(b)
+    sources = [s for s in case["sources"] if s in labels]
+    distance = {s: 0 for s in sources}
+    queue = deque(sources)
+    while queue:
+        current = queue.popleft()
+        if case["max_depth"] is not None and distance[current] >= case["max_depth"]:
+            continue
+        for nxt in sorted(steps.get(current, ())):
+            if nxt not in distance:
+                distance[nxt] = distance[current] + 1
+                queue.append(nxt)
+    return {v: d for v, d in distance.items() if v not in sources}
+
+
+def check_paths(affected: list[Affected], case: dict[str, Any]) -> None:
+    """Every witness path starts at a source, ends at its vertex, has distance + 1 ids, and each
+    hop follows an edge in its rule's direction."""
+    steps = set()
+    for e in case["edges"]:
+        for rule in case["rules"]:
+            if rule.relationship == e["relationship"]:
+                steps.add((e["src"], e["dst"]) if rule.flows == FORWARD else (e["dst"], e["src"]))
+    for a in affected:
+        assert a.path[0] in case["sources"] and a.path[-1] == a.id and len(a.path) == a.distance + 1
+        assert all((x, y) in steps for x, y in zip(a.path, a.path[1:]))
+
+
 def test_local_engine_matches_the_oracle_on_thousands_of_generated_graphs():
     rng = random.Random(20241122)
     for number in range(3000):
         case = random_case(rng)
         assert ask(local_engine(case), case) == oracle(case), f"case {number}: {case}"
+        # (was analysis/test_engines.py) an independent BFS agrees on distances; paths are real walks
+        affected = local_engine(case).reach(case["sources"], rules=case["rules"], max_depth=case["max_depth"],
+                                            relationships=case["relationships"])
+        assert {a.id: a.distance for a in affected} == bfs(case), f"case {number}: {case}"
+        check_paths(affected, case)
+        assert [(a.distance, a.id) for a in affected] == sorted((a.distance, a.id) for a in affected)
 
 
 def batch(cases: list[dict[str, Any]], **question: Any) -> dict[str, Any]:
@@ -284,6 +334,12 @@ def test_both_spark_methods_give_exactly_the_local_answers(spark):
         assert expected == oracle(case) and len(expected) > 20
         for method in METHODS:
             assert ask(engine, case, method=method) == expected, method
+    # (was analysis/test_engines.py) depth 2 over every rule, the method chosen when the engine is made
+    case = batch(cases, rules=IMPACT_RULES, max_depth=2, relationships=None)
+    expected = ask(local_engine(case), case)
+    assert expected == oracle(case) and len(expected) > 20
+    for method in METHODS:
+        assert ask(SparkEngine(vertices, edges, method=method), case) == expected, method
     assert engine.labels(["g00/nope", cases[0]["sources"][0]]) == {
         cases[0]["sources"][0]: cases[0]["labels"][cases[0]["sources"][0]]}
 

@@ -15,7 +15,12 @@ from lineage.events import dataphin
 from lineage.events.base import RecordError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "dataphin"
-SEED = Path(__file__).resolve().parents[3] / "shared" / "seeds" / "003_3cb644e3db63ad62.txt"
+# /work/shared/seeds, found from the main checkout (parents[3]) or a worktree under /work/wt (parents[4])
+SEED = next(
+    (p / "shared" / "seeds" / "003_3cb644e3db63ad62.txt" for p in Path(__file__).resolve().parents
+     if (p / "shared" / "seeds").is_dir()),
+    Path("/nonexistent"),
+)
 
 EXAMPLE = {  # the log-field table's Example column (seed lines 23-159)
     "log_time": "2021-09-06 16:23:16",

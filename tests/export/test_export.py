@@ -101,6 +101,43 @@ def demo_copy(demo_warehouse, tmp_path) -> Path:
     return warehouse
 
 
+def test_export_holds_the_written_out_rows(bolt, tmp_path):
+    """The export's rules read off rows written out by hand (not derived by code): fixed-width
+    UTC times, nulls left out, JSON lists and counts typed, ``p_`` for a key colliding with a core
+    column, an equal duplicate stored once, odd key characters replaced."""
+    t1 = T0 + timedelta(days=1, microseconds=5)
+    vertices = [
+        {"id": "table:maxcompute:p.a", "label": "Table", "name": "a", "first_seen": T0, "last_seen": t1,
+         "event_count": 3, "properties": {"name": "a_mapping", "owner": "x", "odd key!": "v", "gone": None}},
+        {"id": "table:maxcompute:p.b", "label": "Table", "name": "b", "first_seen": T0, "last_seen": T0,
+         "deleted_at": t1, "properties": {"name": "b"}},
+    ]
+    edges = [{"src": "table:maxcompute:p.a", "dst": "table:maxcompute:p.b", "relationship": "FEEDS", "qualifier": "",
+              "src_label": "Table", "dst_label": "Table", "valid_from": T0, "valid_to": t1, "last_seen": T0,
+              "event_count": 2, "closed_by": "retract",
+              "properties": {"via": '["job:maxcompute:j1","node:dataworks:7"]', "via_count": "2"}}]
+    warehouse = write_graph(tmp_path / "w", vertices, edges)
+    result = export(warehouse, Target(bolt.uri))
+    got_nodes, got_rels = held(bolt)
+    assert got_nodes == Counter({
+        ("Table", json.dumps({"id": "table:maxcompute:p.a", "label": "Table", "name": "a",
+                              "first_seen": "2024-07-01T00:00:00.000000Z", "last_seen": "2024-07-02T00:00:00.000005Z",
+                              "event_count": 3, "p_name": "a_mapping", "owner": "x", "p_odd_key_": "v"},
+                             sort_keys=True)): 1,
+        ("Table", json.dumps({"id": "table:maxcompute:p.b", "label": "Table", "name": "b",
+                              "first_seen": "2024-07-01T00:00:00.000000Z", "last_seen": "2024-07-01T00:00:00.000000Z",
+                              "deleted_at": "2024-07-02T00:00:00.000005Z", "event_count": 1}, sort_keys=True)): 1,
+    })
+    assert got_rels == Counter({
+        ("table:maxcompute:p.a", "FEEDS", "table:maxcompute:p.b",
+         json.dumps({"qualifier": "", "valid_from": "2024-07-01T00:00:00.000000Z",
+                     "valid_to": "2024-07-02T00:00:00.000005Z", "last_seen": "2024-07-01T00:00:00.000000Z",
+                     "event_count": 2, "closed_by": "retract",
+                     "via": ["job:maxcompute:j1", "node:dataworks:7"], "via_count": 2}, sort_keys=True)): 1,
+    })
+    assert (result.nodes, result.relationships) == (2, 1)
+
+
 def test_export_holds_exactly_the_parquet_graph(bolt, demo_copy):
     result = export(demo_copy, Target(bolt.uri))
     want_nodes, want_rels = expected(demo_copy)

@@ -21,7 +21,6 @@ from lineage.facts import dataworks
 from lineage.facts.core import FACT_NAMES
 from lineage.facts.extract import facts_of_event
 from lineage.io.reader import read_file
-from lineage.sql.lineage import table_lineage
 from seedfixtures import DATA, accepted_docs
 
 DOCS = accepted_docs()["dataworks"]
@@ -184,9 +183,6 @@ def test_every_inline_record_maps_without_error(doc: dict[str, Any]) -> None:
 
 def test_every_mapped_kind_is_exercised() -> None:
     produced = {kind_of(doc) for doc in [*DOCS, *INLINE.values()] if facts(doc)}
-    needs_sql = {"download-resources", "download-resources-execute"}
-    if not table_lineage("select * from p.b").ok:
-        produced |= needs_sql  # SQL lineage not available yet: those kinds cannot produce facts
     assert set(dataworks.MAPPING) - produced == set()
 
 
@@ -429,8 +425,6 @@ def test_emr_table_names_no_cluster_so_yields_nothing() -> None:
 
 
 def test_download_reads_tables_of_its_sql() -> None:
-    if not table_lineage("select * from p.b").ok:
-        pytest.skip("SQL lineage is not implemented yet")
     rows = facts(fixture("download-resources/execute_cloudevent_en.json"))  # 000:3927
     user = "user:aliyun:14931896037*******"
     # select sku_code, sku_name from dim_sku, in workspace test_project (data source odps_first)
