@@ -248,3 +248,34 @@ def test_a_node_moved_to_another_baseline_leaves_the_old_one(spark):
             report("b1", at(0), NODE, {}, op="assert", rel="IN_BASELINE", dst=old)]
     _, edges = run(spark, rows)
     assert _intervals(edges, "IN_BASELINE") == [(NODE, old, at(0), at(10), "retract"), (NODE, new, at(10), None, None)]
+
+
+# ---------------------------------------------------------------------------------------------
+# a grant's latest expiry: a MaxCompute label grant is one authorization, a re-grant replaces it
+# ---------------------------------------------------------------------------------------------
+
+
+def _grant(event, when, qualifier, until=None, op="assert"):
+    return report(event, when, ALICE, {}, op=op, rel="CAN_ACCESS", dst=TABLE)._replace(
+        qualifier=qualifier, valid_until=until)
+
+
+def test_a_label_regrant_with_expiry_replaces_a_grant_without_one(spark):
+    rows = [
+        _grant("g2", at(60), "label", until=at(120)),  # GRANT LABEL 2 ... WITH EXP: ends at 120
+        _grant("g1", at(0), "label"),  # GRANT LABEL 2 ... (no expiry)
+        _grant("g3", at(200), "label", until=at(400)),  # granted again after it ended
+        _grant("g4", at(300), "label", until=at(250)),  # a re-grant with an earlier end: 250 (the latest decides)
+        # an ACL privilege is not one authorization: a later approval's expiry never shortens it
+        _grant("a1", at(0), "select"),
+        _grant("a2", at(60), "select", until=at(120)),
+    ]
+    _, edges = run(spark, rows)
+    got = sorted((e["qualifier"], utc_row(e)["valid_from"], utc_row(e)["valid_to"] or at(10**6), e["closed_by"],
+                  e["event_count"]) for e in edges if e["relationship"] == "CAN_ACCESS")
+    assert got == [
+        ("label", at(0), at(120), "expiry", 2),
+        ("label", at(200), at(250), "expiry", 2),
+        ("select", at(0), at(10**6), None, 2),  # open: the standing grant
+    ]
+    assert fold.LATEST_EXPIRY == {("CAN_ACCESS", "label")}

@@ -221,11 +221,11 @@ def access(target: str, warehouse: Path, as_of: str | None, as_json: bool) -> No
         return
     out = Console()
     table = Table(title=f"who can access {target} as of {result.as_of.isoformat()}")
-    for column in ("principal", "label", "privileges", "how", "path"):
+    for column in ("principal", "name", "label", "privileges", "how", "path"):
         table.add_column(column, overflow="fold")
     for p in result.principals:
         how = ", ".join(getattr(p, "kinds", ()) or ())
-        table.add_row(p.id, p.label, ", ".join(p.privileges), how, " -> ".join(p.paths[0]))
+        table.add_row(p.id, p.name, p.label, ", ".join(p.privileges), how, " -> ".join(p.paths[0]))
     out.print(table)
     out.print(f"{len(result.principals)} principal(s)", markup=False)
 

@@ -93,6 +93,7 @@ class Snapshot:
         rows = {v["id"]: v for v in vertices}
         self.gone = frozenset(i for i, v in rows.items() if not exists_at(v, moment))
         self.labels: dict[str, str] = {i: v.get("label") or ids.label_of(i) for i, v in rows.items()}
+        self.names: dict[str, str] = {i: v["name"] for i, v in rows.items() if v.get("name")}
         self.properties: dict[str, dict[str, str]] = {i: _props(v.get("properties")) for i, v in rows.items()}
         self._out: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self._in: dict[tuple[str, str], list[Edge]] = defaultdict(list)
@@ -110,6 +111,10 @@ class Snapshot:
 
     def label(self, vertex: str) -> str:
         return self.labels.get(vertex) or ids.label_of(vertex)
+
+    def name(self, vertex: str) -> str:
+        """The vertex's name (a merged person's most readable one); its id's key without a vertex row."""
+        return self.names.get(vertex) or ids.key_of(vertex)
 
     def out(self, vertex: str, relationship: str) -> list[Edge]:
         return self._out.get((vertex, relationship), [])
@@ -288,7 +293,8 @@ class AccessPath:
 class Principal:
     """Someone who can access the target: privileges (union over paths), every path (read paths
     first, shortest first), the kinds, ``expires_at`` when every grant path ends by itself (the
-    latest end), and ``clearance``: a user's label level for this target (user label or label grant)."""
+    latest end), ``clearance``: a user's label level for this target (user label or label grant), and
+    ``name``: the vertex's name, so that a merged person reads as their login, not their uid."""
 
     id: str
     label: str
@@ -298,6 +304,7 @@ class Principal:
     access: tuple[AccessPath, ...] = ()
     expires_at: datetime | None = None
     clearance: int | None = None
+    name: str = ""
 
     @property
     def reads(self) -> bool:
@@ -305,7 +312,7 @@ class Principal:
         return any(a.reads for a in self.access)
 
     def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "label": self.label, "privileges": list(self.privileges), "path": list(self.paths[0]),
+        return {"id": self.id, "name": self.name, "label": self.label, "privileges": list(self.privileges), "path": list(self.paths[0]),
                 "paths": [list(p) for p in self.paths], "kinds": list(self.kinds),
                 "expires_at": _iso(self.expires_at), "clearance": self.clearance,
                 "access": [a.to_json() for a in self.access]}
@@ -392,7 +399,7 @@ def _principal(snap: Snapshot, pid: str, target: str, grants: list[AccessPath], 
     return Principal(
         pid, snap.label(pid), tuple(sorted({x for p in paths for x in p.privileges})),
         tuple(dict.fromkeys(p.path for p in paths)), _kinds(k for p in paths for k in p.kinds),
-        tuple(paths), expires_at, clearance,
+        tuple(paths), expires_at, clearance, snap.name(pid),
     )
 
 

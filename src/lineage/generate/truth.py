@@ -4,13 +4,15 @@
 |---|---|
 | ``tables.csv`` | table: id, layer, project, name, owner, pii, readers (nodes reading it), node, dropped_at, deprecated_at |
 | ``nodes.csv`` | DataWorks node: id, name, kind, lineage (sql, audit or none), reads, writes, owner, flow, baseline, deleted_at |
-| ``jobs.csv`` | MaxCompute job: id, node, instance, day, status (finished, failed), lineage, reads, writes |
-| ``instances.csv`` | DataWorks instance: id, node, day, status (success, failure), runs, rerun |
+| ``jobs.csv`` | MaxCompute job: id, node, instance, day, status (finished, failed), ended, error_code, error_message, lineage, reads, writes |
+| ``instances.csv`` | DataWorks instance: id, node, day, status (success, failure), ended, runs, rerun |
 | ``access.csv`` | grant-churn event: time, kind, source, principal, table, ok, expires |
 | ``changes.csv`` | change event: time, kind, entity |
 | ``feeds.csv`` | expected FEEDS edge: src, dst (from every finished job whose lineage is sql or audit) |
 | ``summary.json`` | parameters, counts per source (records, duplicates, malformed) and kind, ids worth looking at |
 
+``ended`` is the time of the last status report (UTC, whole seconds, as the events carry it);
+``error_code``/``error_message`` are a failed job's (empty when it finished).
 Lists inside a cell are ``;``-separated canonical ids. Rows are streamed as days are generated.
 """
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import csv
 import json
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -36,8 +38,9 @@ ACCESS_KINDS = {
 CHANGE_KINDS = ("ChangeTable", "DropTable", "node-change-updated", "node-change-deleted", "dh_schema",
                 "dh_deprecation", "dh_lifecycle", "dh_owner")
 HEADERS = {
-    "jobs": ("job_id", "node_id", "instance_id", "day", "status", "lineage", "reads", "writes"),
-    "instances": ("instance_id", "node_id", "day", "status", "runs", "rerun"),
+    "jobs": ("job_id", "node_id", "instance_id", "day", "status", "ended", "error_code", "error_message", "lineage",
+             "reads", "writes"),
+    "instances": ("instance_id", "node_id", "day", "status", "ended", "runs", "rerun"),
     "access": ("time", "kind", "source", "principal", "table_id", "ok", "expires"),
     "changes": ("time", "kind", "entity_id"),
 }
@@ -45,6 +48,10 @@ HEADERS = {
 
 def _join(values: Any) -> str:
     return ";".join(values)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def job_id(instance: str) -> str:
@@ -78,8 +85,10 @@ class Truth:
             reads, writes = sqltext.truth(platform, node)
             lineage = sqltext.LINEAGE_FROM[node.kind]
             for run in node_day.runs:
+                error_code, error_message = run.error or ("", "")
                 self.writers["jobs"].writerow((job_id(run.job), node.id, ids.dataworks("Instance", node_day.task_id),
-                                               f"{day.date:%Y-%m-%d}", "finished" if run.ok else "failed", lineage,
+                                               f"{day.date:%Y-%m-%d}", "finished" if run.ok else "failed",
+                                               _iso(run.end), error_code, error_message, lineage,
                                                _join(reads), _join(writes)))
                 self.stats["jobs"] += 1
                 self.stats["finished_jobs" if run.ok else "failed_jobs"] += 1
@@ -87,7 +96,8 @@ class Truth:
                     self.feeds.update((a, b) for a in reads for b in writes if a != b)
             self.writers["instances"].writerow((ids.dataworks("Instance", node_day.task_id), node.id,
                                                 f"{day.date:%Y-%m-%d}", "success" if node_day.ok else "failure",
-                                                len(node_day.runs), int(node_day.rerun_at is not None)))
+                                                _iso(node_day.runs[-1].end), len(node_day.runs),
+                                                int(node_day.rerun_at is not None)))
             self.stats["instances"] += 1
             self.stats["failed_instances"] += int(not node_day.ok)
             self.stats["reruns"] += int(node_day.rerun_at is not None)
@@ -95,7 +105,7 @@ class Truth:
             self.intent(intent)
 
     def intent(self, intent: Intent) -> None:
-        platform, args, when = self.platform, intent.args, intent.time.strftime("%Y-%m-%dT%H:%M:%SZ")
+        platform, args, when = self.platform, intent.args, _iso(intent.time)
         if intent.kind in ACCESS_KINDS:
             person = platform.people[args["person"]]
             table = platform.table(args["table"]).id if "table" in args else ids.role(*platform.roles[args["role"]][:2])

@@ -4,6 +4,8 @@
   event id and fact sequence, so any input order gives the same result). An assert opens an
   interval unless one is open; a retract closes it; an expiry (``valid_until``) closes it at that
   time unless a later assert extends it. Each interval is one edge row ``valid_from/valid_to``.
+  For ``LATEST_EXPIRY`` keys (a MaxCompute label grant) the latest assert's expiry replaces the
+  earlier ones (shorter or none), instead of the latest end of all of them.
 * **Vertices** are every id a fact names: first/last seen, event count, properties merged
   (latest value per key wins), ``deleted_at`` when the latest vertex retract is after the
   latest vertex assert.
@@ -55,6 +57,12 @@ SINGLE_VALUED: dict[tuple[str, str, str], str] = {
     ("OWNS", "User", "Node"): "dst",
     ("IN_BASELINE", "Node", "Baseline"): "src",
 }
+
+# (relationship, qualifier) whose latest assert decides when its interval ends: a MaxCompute label
+# grant is one authorization per user and object, so `GRANT LABEL ... WITH EXP 3` after a grant
+# without expiry makes it end in 3 days (other grants add up: an approval's expiry never shortens
+# a standing ACL grant of the same privilege)
+LATEST_EXPIRY: frozenset[tuple[str, str]] = frozenset({("CAN_ACCESS", "label")})
 
 _ORDER = ("event_time", "event_id", "seq")
 _EDGE_KEY = ("src_id", "relationship", "dst_id", "qualifier")
@@ -218,6 +226,10 @@ def _replaced(edges: DataFrame) -> DataFrame:
     return edges.unionByName(out)
 
 
+def _is_latest_expiry() -> Column:
+    return F.concat_ws("|", "relationship", "qualifier").isin(*sorted(f"{r}|{q}" for r, q in LATEST_EXPIRY))
+
+
 def fold_edges(facts: DataFrame) -> DataFrame:
     """Assert/retract/expiry facts of each edge key -> one row per validity interval."""
     edges = _expand_wildcards(
@@ -225,11 +237,13 @@ def fold_edges(facts: DataFrame) -> DataFrame:
     )
     ordered = Window.partitionBy(*_EDGE_KEY).orderBy(*_ORDER)
     is_retract = (F.col("op") == "retract").cast("int")
+    latest = _is_latest_expiry()
     edges = edges.withColumn(
         "_grp", F.coalesce(F.sum(is_retract).over(ordered.rowsBetween(Window.unboundedPreceding, -1)), F.lit(0))
     ).withColumn("_end", F.when(F.col("op") == "assert", F.coalesce("valid_until", _far())))
     in_group = Window.partitionBy(*_EDGE_KEY, "_grp").orderBy(*_ORDER)
-    prev_end = F.max("_end").over(in_group.rowsBetween(Window.unboundedPreceding, -1))
+    before = in_group.rowsBetween(Window.unboundedPreceding, -1)
+    prev_end = F.when(latest, F.last("_end", ignorenulls=True).over(before)).otherwise(F.max("_end").over(before))
     opens = (F.col("op") == "assert") & (prev_end.isNull() | (prev_end < F.col("event_time")))
     edges = edges.withColumn("_new", opens.cast("int")).withColumn(
         "_interval", F.sum("_new").over(in_group.rowsBetween(Window.unboundedPreceding, 0))
@@ -237,11 +251,12 @@ def fold_edges(facts: DataFrame) -> DataFrame:
     edges = edges.where(F.col("_interval") > 0)  # a retract with nothing open closes nothing
     interval_key = [*_EDGE_KEY, "_grp", "_interval"]
     asserted = F.col("op") == "assert"
+    last_end = F.max_by("_end", F.when(asserted, F.struct(*_ORDER)))  # the latest assert's
     folded = edges.groupBy(*interval_key).agg(
         F.min("src_label").alias("src_label"),
         F.min("dst_label").alias("dst_label"),
         F.min(F.when(asserted, F.col("event_time"))).alias("valid_from"),
-        F.max("_end").alias("_max_end"),
+        F.when(F.max(latest.cast("int")) == 1, last_end).otherwise(F.max("_end")).alias("_max_end"),
         F.min(F.when(~asserted, F.col("event_time"))).alias("_retracted"),
         F.max("event_time").alias("last_seen"),
         F.countDistinct("event_id").alias("event_count"),
