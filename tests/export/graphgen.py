@@ -74,3 +74,21 @@ def lineage_graph(tables: int, jobs: int, users: int) -> tuple[list[dict], list[
                       "valid_to": T0 + timedelta(days=2), "closed_by": "retract", "last_seen": T0,
                       "properties": {"privileges": "select"}})
     return vertices, edges
+
+
+LATER_GONE = "job:maxcompute:j7"
+"""The job that ``later_build`` removes (with its READS/WRITES)."""
+
+
+def later_build(vertices: list[dict], edges: list[dict]) -> tuple[list[dict], list[dict]]:
+    """A later build of ``lineage_graph``: one table gains a property, one FEEDS interval is
+    closed, one job is gone, one table and its FEEDS are new — 2 Table nodes and 2 FEEDS to send."""
+    vertices[0]["properties"] = {**vertices[0]["properties"], "comment": "now with a comment"}
+    feeds = next(e for e in edges if e["relationship"] == "FEEDS")
+    feeds["valid_to"], feeds["closed_by"] = T0 + timedelta(days=3), "retract"
+    vertices = [v for v in vertices if v["id"] != LATER_GONE]
+    edges = [e for e in edges if LATER_GONE not in (e["src"], e["dst"])]
+    vertices.append({"id": "table:maxcompute:p.fresh", "label": "Table", "name": "fresh", "first_seen": T0, "last_seen": T0})
+    edges.append({"src": "table:maxcompute:p.t1", "dst": "table:maxcompute:p.fresh", "relationship": "FEEDS", "qualifier": "",
+                  "src_label": "Table", "dst_label": "Table", "valid_from": T0, "last_seen": T0})
+    return vertices, edges

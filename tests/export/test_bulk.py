@@ -12,14 +12,13 @@ import csv
 import io
 import json
 from collections import Counter
-from datetime import timedelta
 from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
 
 import boltserver
-from export.graphgen import T0, lineage_graph, read_graph, write_graph
+from export.graphgen import T0, later_build, lineage_graph, read_graph, write_graph
 from export.test_export import HOSTILE, demo_copy, expected, held, run_cli  # noqa: F401 - demo_copy is a fixture
 from lineage.export.neo4j import ExportError, Target, export
 from lineage.export.state import target_name
@@ -73,15 +72,7 @@ def test_after_a_bulk_load_a_changed_graph_sends_only_the_change(bolt, tmp_path)
     assert bulk_export(warehouse, bolt).method == "falkordb-bulk-loader"
     assert held(bolt) == expected(warehouse)
 
-    vertices[0]["properties"] = {**vertices[0]["properties"], "comment": "now with a comment"}
-    feeds = next(e for e in edges if e["relationship"] == "FEEDS")
-    feeds["valid_to"], feeds["closed_by"] = T0 + timedelta(days=3), "retract"
-    gone = "job:maxcompute:j7"
-    vertices = [v for v in vertices if v["id"] != gone]
-    edges = [e for e in edges if gone not in (e["src"], e["dst"])]
-    vertices.append({"id": "table:maxcompute:p.fresh", "label": "Table", "name": "fresh", "first_seen": T0, "last_seen": T0})
-    edges.append({"src": "table:maxcompute:p.t1", "dst": "table:maxcompute:p.fresh", "relationship": "FEEDS", "qualifier": "",
-                  "src_label": "Table", "dst_label": "Table", "valid_from": T0, "last_seen": T0})
+    vertices, edges = later_build(vertices, edges)
     write_graph(warehouse, vertices, edges)
 
     result = export(warehouse, Target(bolt.uri), redis_url=redis(bolt))

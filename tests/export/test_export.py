@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 import boltserver
-from export.graphgen import T0, lineage_graph, read_graph, write_graph
+from export.graphgen import T0, later_build, lineage_graph, read_graph, write_graph
 from lineage.cli import main
 from lineage.export.neo4j import ExportError, Target, export
 from lineage.export.state import target_name
@@ -176,15 +176,7 @@ def test_incremental_sends_only_what_changed_and_removes_what_is_gone(bolt, tmp_
     export(warehouse, Target(bolt.uri))
 
     # a later build: one table renamed in a property, one FEEDS interval closed, one job gone, one table new
-    vertices[0]["properties"] = {**vertices[0]["properties"], "comment": "now with a comment"}
-    feeds = next(e for e in edges if e["relationship"] == "FEEDS")
-    feeds["valid_to"], feeds["closed_by"] = T0 + timedelta(days=3), "retract"
-    gone = "job:maxcompute:j7"
-    vertices = [v for v in vertices if v["id"] != gone]
-    edges = [e for e in edges if gone not in (e["src"], e["dst"])]
-    vertices.append({"id": "table:maxcompute:p.fresh", "label": "Table", "name": "fresh", "first_seen": T0, "last_seen": T0})
-    edges.append({"src": "table:maxcompute:p.t1", "dst": "table:maxcompute:p.fresh", "relationship": "FEEDS", "qualifier": "",
-                  "src_label": "Table", "dst_label": "Table", "valid_from": T0, "last_seen": T0})
+    vertices, edges = later_build(vertices, edges)
     write_graph(warehouse, vertices, edges)
 
     result = export(warehouse, Target(bolt.uri))
