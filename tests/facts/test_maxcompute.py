@@ -152,6 +152,15 @@ def test_insert_job_asserts_a_submitted_job_in_its_project() -> None:
         "console_query_task_1603807075919", "SQL", "meta", "create table a(a string);")
 
 
+def test_insert_job_with_a_status_keeps_it() -> None:
+    # Seed 002's common sample is an InsertJob that carries Status Failed (and an errorCode):
+    # the job's status is the event's, not "submitted".
+    found = facts(fixture("common", "example_event.json"))
+    assert found[0]["failed"] is True and found[0]["properties"]["status"] == "Failed"
+    [job, _] = facts(event("InsertJob", {"InstanceId": "i1", "ProjectName": "p", "Status": "Running"}))
+    assert job["op"] == "assert" and job["properties"]["status"] == "Running"
+
+
 def test_insert_job_truncates_long_sql() -> None:
     sql = "select 1 from t where x = '" + "y" * 5000 + "'"
     [job, _] = facts(event("InsertJob", {"InstanceId": "i1", "ProjectName": "p", "OperationText": sql}))

@@ -107,7 +107,7 @@ def _label_grant_rows(op: str) -> tuple[Emit, ...]:
 MAPPING: dict[str, tuple[Emit, ...]] = {
     # jobs
     "InsertJob": (
-        Emit(op="assert", src="Job", fn=job_submitted, note="job:maxcompute:<InstanceId>; status submitted, sql = OperationText",
+        Emit(op="assert", src="Job", fn=job_submitted, note="job:maxcompute:<InstanceId>; status submitted (or its Status), sql = OperationText",
              extra=_JOB_PROPS),
         Emit(op="assert", src="Job", rel="IN_PROJECT", dst="Project", fn=job_in_project, note="InstanceId -> ProjectName"),
     ),

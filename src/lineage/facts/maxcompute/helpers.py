@@ -183,7 +183,9 @@ def _job_props(event: ParsedEvent) -> dict[str, Any]:
 
 
 def job_submitted(event: ParsedEvent) -> Iterator[Out]:
-    yield Out(_job_id(_data(event).instance_id), props={**_job_props(event), "status": "submitted"})
+    """A submitted job; an InsertJob that carries a Status (seed 002's common sample: Failed) keeps it."""
+    status = _text(_data(event).status) or "submitted"
+    yield Out(_job_id(_data(event).instance_id), props={**_job_props(event), "status": status})
 
 
 def job_in_project(event: ParsedEvent) -> Iterator[Out]:
