@@ -52,7 +52,8 @@ def test_seed_sample_facts_match_the_golden(source, case, doc, golden, facts_of)
 
 
 def test_every_datahub_seed_sample_has_a_golden():
-    assert len([s for s in SEED_SAMPLES if s[0] == "datahub"]) == 24  # the seed's 24 samples (tests/data/datahub/README.md)
+    # the seed's 24 samples (tests/data/datahub/README.md)
+    assert len([s for s in SEED_SAMPLES if s[0] == "datahub"]) == 24
 
 
 def test_every_source_has_its_seed_samples():
