@@ -83,31 +83,63 @@ class Edge:
         return contains(self.valid_from, self.valid_to, moment)
 
 
+class Timeline:
+    """Every vertex and edge of the graph indexed once, by (vertex, relationship) both ways.
+
+    :meth:`at` views it as of one instant. The weekly report asks about hundreds of instants
+    (one before each change): re-indexing the whole graph per instant cost most of a second
+    each, while a view filters only the lists a question touches."""
+
+    def __init__(self, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]]):
+        self.rows = {v["id"]: v for v in vertices}
+        self.labels: dict[str, str] = {i: v.get("label") or ids.label_of(i) for i, v in self.rows.items()}
+        self.names: dict[str, str] = {i: v["name"] for i, v in self.rows.items() if v.get("name")}
+        self.properties: dict[str, dict[str, str]] = {i: _props(v.get("properties")) for i, v in self.rows.items()}
+        self.out: dict[tuple[str, str], list[Edge]] = defaultdict(list)
+        self.into: dict[tuple[str, str], list[Edge]] = defaultdict(list)
+        self.edge_only: dict[str, list[Edge]] = defaultdict(list)
+        """Ids that only edges name (no vertex row): they exist while one of those edges is valid."""
+        self.edges = [Edge.of(row) for row in edges]
+        for edge in self.edges:
+            self.out[(edge.src, edge.relationship)].append(edge)
+            self.into[(edge.dst, edge.relationship)].append(edge)
+            for end, label in ((edge.src, edge.src_label), (edge.dst, edge.dst_label)):
+                if end not in self.rows:
+                    self.labels.setdefault(end, label)
+                    self.edge_only[end].append(edge)
+
+    def at(self, moment: datetime) -> Snapshot:
+        return Snapshot(self, moment)
+
+
 class Snapshot:
-    """The graph as it was at ``moment``, indexed by (vertex, relationship) in both directions.
+    """The graph as it was at ``moment``: a view of a :class:`Timeline` (nothing copied).
 
-    Ids that only edges name (no vertex row) count as existing, with the edge's label."""
+    An edge counts when valid at ``moment`` between vertices that exist then; ids that only
+    edges name (no vertex row) exist while such an edge does, with the edge's label.
+    ``labels`` holds every id the graph ever named: filter with :meth:`exists`."""
 
-    def __init__(self, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]], moment: datetime):
+    def __init__(self, timeline: Timeline, moment: datetime):
         self.moment = moment
-        rows = {v["id"]: v for v in vertices}
-        self.gone = frozenset(i for i, v in rows.items() if not exists_at(v, moment))
-        self.labels: dict[str, str] = {i: v.get("label") or ids.label_of(i) for i, v in rows.items()}
-        self.names: dict[str, str] = {i: v["name"] for i, v in rows.items() if v.get("name")}
-        self.properties: dict[str, dict[str, str]] = {i: _props(v.get("properties")) for i, v in rows.items()}
-        self._out: dict[tuple[str, str], list[Edge]] = defaultdict(list)
-        self._in: dict[tuple[str, str], list[Edge]] = defaultdict(list)
-        for row in edges:
-            edge = Edge.of(row)
-            if not edge.valid_at(moment) or edge.src in self.gone or edge.dst in self.gone:
-                continue
-            self.labels.setdefault(edge.src, edge.src_label)
-            self.labels.setdefault(edge.dst, edge.dst_label)
-            self._out[(edge.src, edge.relationship)].append(edge)
-            self._in[(edge.dst, edge.relationship)].append(edge)
+        self.timeline = timeline
+        self.labels, self.names, self.properties = timeline.labels, timeline.names, timeline.properties
+        self._alive: dict[str, bool] = {}
+
+    def _row_alive(self, vertex: str) -> bool:
+        """False only for a vertex row not existing at the moment (edge-only ids are never gone)."""
+        alive = self._alive.get(vertex)
+        if alive is None:
+            row = self.timeline.rows.get(vertex)
+            alive = self._alive[vertex] = row is None or exists_at(row, self.moment)
+        return alive
+
+    def _valid(self, edge: Edge) -> bool:
+        return edge.valid_at(self.moment) and self._row_alive(edge.src) and self._row_alive(edge.dst)
 
     def exists(self, vertex: str) -> bool:
-        return vertex in self.labels and vertex not in self.gone
+        if vertex in self.timeline.rows:
+            return self._row_alive(vertex)
+        return any(self._valid(edge) for edge in self.timeline.edge_only.get(vertex, ()))
 
     def label(self, vertex: str) -> str:
         return self.labels.get(vertex) or ids.label_of(vertex)
@@ -117,10 +149,10 @@ class Snapshot:
         return self.names.get(vertex) or ids.key_of(vertex)
 
     def out(self, vertex: str, relationship: str) -> list[Edge]:
-        return self._out.get((vertex, relationship), [])
+        return [e for e in self.timeline.out.get((vertex, relationship), ()) if self._valid(e)]
 
     def into(self, vertex: str, relationship: str) -> list[Edge]:
-        return self._in.get((vertex, relationship), [])
+        return [e for e in self.timeline.into.get((vertex, relationship), ()) if self._valid(e)]
 
 
 def moment_of(as_of: Any) -> datetime:
@@ -129,7 +161,7 @@ def moment_of(as_of: Any) -> datetime:
 
 
 def snapshot(vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]], as_of: Any = None) -> Snapshot:
-    return Snapshot(vertices, edges, moment_of(as_of))
+    return Timeline(vertices, edges).at(moment_of(as_of))
 
 
 # --------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from lineage import ids
-from lineage.analysis.access import Edge, Snapshot
+from lineage.analysis.access import Edge, Snapshot, Timeline
 from lineage.graph.api import load_rows
 
 NAME_PROPERTIES = ("name", "display_name", "node_name", "table_name", "user_name", "account")
@@ -31,10 +31,12 @@ class Context:
     edge_rows: list[dict[str, Any]]
     edges: list[Edge] = field(init=False)
     by_id: dict[str, dict[str, Any]] = field(init=False)
+    timeline: Timeline = field(init=False)
     _snapshots: dict[datetime, Snapshot] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
-        self.edges = [Edge.of(row) for row in self.edge_rows]
+        self.timeline = Timeline(self.vertices, self.edge_rows)
+        self.edges = self.timeline.edges
         self.by_id = {v["id"]: v for v in self.vertices}
 
     @classmethod
@@ -43,9 +45,9 @@ class Context:
         return cls(Path(warehouse), vertices, edges)
 
     def snapshot(self, moment: datetime) -> Snapshot:
-        """The graph at ``moment`` (cached: the report asks about few instants many times)."""
+        """The graph at ``moment``: a view of the timeline, cached with what it learnt of existence."""
         if moment not in self._snapshots:
-            self._snapshots[moment] = Snapshot(self.vertices, self.edge_rows, moment)
+            self._snapshots[moment] = self.timeline.at(moment)
         return self._snapshots[moment]
 
     def label(self, vertex: str) -> str:
