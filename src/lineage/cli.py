@@ -526,7 +526,8 @@ def demo(out: Path, neo4j_uri: str | None, tables: int | None, days: int | None,
 def _print_tour(tour, seconds: float) -> None:
     out = Console()
     if tour.blast:
-        table = Table(title=f"blast radius, {tour.blast_window[0]} (top 5 of {len(tour.blast)})")
+        since, until = tour.blast_window
+        table = Table(title=f"blast radius, {since} to {until} (top 5 of {len(tour.blast)})")
         for column in ("score", "kind", "entity", "affected"):
             table.add_column(column, justify="right" if column == "score" else "left", overflow="fold")
         for r in tour.blast[:5]:
@@ -538,6 +539,7 @@ def _print_tour(tour, seconds: float) -> None:
              f"  events (per source per day, gzipped): {tour.events}",
              f"  ground truth of the generator:        {tour.truth}",
              f"  warehouse (graph under graph/):       {tour.warehouse}",
+             *([f"  the week's report (open report.html):  {tour.report.folder}"] if tour.report else []),
              "  notebooks: notebooks/*.ipynb read this warehouse (LINEAGE_WAREHOUSE overrides it)",
              "Worth a look: " + ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in tour.interesting.items()),
              "Try next:"]

@@ -1,7 +1,7 @@
 """``lineage demo``: a generated platform end to end, and a tour of what to look at.
 
-Generate (``lineage.generate``) -> ingest -> build -> last week's blast radius -> export (when a
-Bolt address is given). The size is chosen so that the whole run takes at most about three
+Generate (``lineage.generate``) -> ingest -> build -> the last complete week's blast radius and
+weekly report -> export (when a Bolt address is given). The size is chosen so that the whole run takes at most about three
 minutes on a 2-core machine after set-up (see README, "The demo"); the tour names real ids of
 this platform. ``small=True`` runs the hand-checked nine-table platform of ``lineage.samples``.
 """
@@ -19,10 +19,6 @@ from typing import Any
 DEMO_TABLES = 200
 DEMO_DAYS = 35
 """The demo platform: 200 tables over five weeks (measured: README, "The demo")."""
-BLAST_WINDOW_DAYS = 1
-"""Blast radius is evaluated one instant before each change over the whole graph, so the demo
-asks it for last week's release day (the day of the weekly schema changes, drops and node
-updates) rather than the full week: the full week holds hundreds of permission changes."""
 
 
 @dataclass
@@ -34,6 +30,7 @@ class Tour:
     interesting: dict[str, str]
     blast: list[Any] = field(default_factory=list)
     blast_window: tuple[str, str] | None = None
+    report: Any = None  # lineage.report.job.Written
     exported: Any = None
     commands: list[tuple[str, str]] = field(default_factory=list)  # (what it shows, command line)
 
@@ -52,7 +49,7 @@ def tour_commands(warehouse: Path, interesting: dict[str, str], window: tuple[st
          _cmd("lineage", "access", interesting["pii_table"], "--warehouse", w)),
         ("who reads PII-derived data without clearance at the source",
          _cmd("lineage", "exposure", "--warehouse", w)),
-        ("last week's release ranked by blast radius",
+        ("last week's changes ranked by blast radius",
          _cmd("lineage", "blast-radius", "--warehouse", w, "--since", window[0], "--until", window[1], "--top", "5")),
     ]
     if interesting.get("dropped_table") and interesting.get("dropped_at"):
@@ -101,17 +98,19 @@ def run(out: Path, *, tables: int = DEMO_TABLES, days: int = DEMO_DAYS, seed: in
         with open(events_root / "truth" / "tables.csv", newline="") as handle:
             when = next((r["dropped_at"] for r in csv.DictReader(handle) if r["table_id"] == dropped), "")
         interesting["dropped_at"] = when[:10]
-    last_day = generated.summary["start"]
-    from datetime import date
+    from datetime import datetime, timezone
 
-    end = date.fromisoformat(last_day) + timedelta(days=days)
-    release = end - timedelta(days=7)
-    while release.weekday() != 2:  # the weekly release (generate.plan.CHANGE_WEEKDAY)
-        release += timedelta(days=1)
-    window = (release.isoformat(), (release + timedelta(days=BLAST_WINDOW_DAYS)).isoformat())
+    from lineage.report.job import write as write_report
+    from lineage.report.window import last_complete_week
+
+    end = datetime.fromisoformat(generated.summary["start"]).replace(tzinfo=timezone.utc) + timedelta(days=days)
+    week = last_complete_week(end)
+    window = (week.since.date().isoformat(), week.until.date().isoformat())
     tour = Tour(out, events_root / "events", warehouse, events_root / "truth", interesting, blast_window=window)
     tour.blast = analysis.blast(warehouse, since=window[0], until=window[1], spark=spark)
-    say(f"demo: blast radius of the {len(tour.blast)} change(s) of last week's release day {window[0]} ({took()})")
+    say(f"demo: blast radius of the {len(tour.blast)} change(s) of {week.name} ({took()})")
+    tour.report = write_report(warehouse, out / "reports", week, engine="local")
+    say(f"demo: wrote the weekly report of {week.name} to {tour.report.folder} ({took()})")
     if neo4j_uri:
         tour.exported = _export(warehouse, neo4j_uri)
     tour.commands = tour_commands(warehouse, interesting, window)
