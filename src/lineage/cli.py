@@ -90,7 +90,7 @@ def main(ctx: click.Context, debug: bool, graphframes: str | None, spark_master:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
-@click.option("--strict", is_flag=True, help="Exit 2 if any record was quarantined.")
+@click.option("--strict", is_flag=True, help="Exit 2 if any record was quarantined (foreign records do not count).")
 @click.option("--parse-in", type=click.Choice(["auto", "local", "spark"]), default=None, show_default="auto",
               help="Parse records in the driver (local) or in Spark tasks; auto picks by input size.")
 @click.option("--engine", "engine_alias", type=click.Choice(["auto", "local", "spark"]), default=None, hidden=True,
@@ -601,15 +601,20 @@ class _progress:
 def _print_ingest(result) -> None:
     out = Console()
     table = Table(title=f"ingest {result.run_id} ({result.parse_in}, {result.files} files)")
-    for column in ("source", "read", "accepted", "quarantined", "duplicates", "unknown kind"):
+    for column in ("source", "read", "accepted", "quarantined", "duplicates", "foreign", "unknown kind"):
         table.add_column(column, justify="left" if column == "source" else "right")
     for name, counts in [*result.sources.items(), ("total", result.total)]:
         table.add_row(name, *(str(v) for v in (counts.read, counts.accepted, counts.quarantined,
-                                                 counts.duplicates, counts.unknown_kind)))
+                                                 counts.duplicates, counts.foreign, counts.unknown_kind)))
     out.print(table)
     if result.unknown_kinds:
-        kinds = ", ".join(f"{u['source']}:{u['kind']} ({u['count']})" for u in result.unknown_kinds)
+        kinds = ", ".join(f"{u['source']}:{u['kind']} ({u['count']}) e.g. {u['example_id']}" for u in result.unknown_kinds)
         out.print(f"accepted as generic activity of unknown kind: {kinds}", markup=False, soft_wrap=True)
+    if result.foreign_kinds:
+        kinds = ", ".join(f"{f['source']}:{f['kind']} ({f['count']})" for f in result.foreign_kinds[:5])
+        more = len(result.foreign_kinds) - 5
+        out.print(f"skipped as another product's records (foreign): {kinds}" + (f" and {more} more kind(s)" if more > 0 else ""),
+                  markup=False, soft_wrap=True)
     if result.empty_files:
         out.print(f"empty files (no records): {', '.join(result.empty_files)}", markup=False, soft_wrap=True)
     for example in result.quarantine_examples[:5]:

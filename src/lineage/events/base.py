@@ -11,7 +11,13 @@ listed once in ``lineage.events.registry.SOURCES``; nothing else names the sourc
   ``ValidationError`` through) when a record of a *known* kind cannot be understood. Records of
   a kind not in ``models`` are returned with ``known=False`` (generic activity), never rejected;
 * ``mapping``: its event -> fact table (a :class:`FactTable`), named by module so that events
-  never import facts (data flows one way).
+  never import facts (data flows one way);
+* ``foreign``: :class:`Foreign` rows, the records that reach this source's deliveries but are
+  recognisably another product's (an ActionTrail event of another cloud service): counted as
+  *foreign* and skipped, never quarantined.
+
+Delivery wrappers (Log Service exports, API responses, Kafka/MNS/EventBridge messages) are not
+a source's concern: ``lineage.events.deliveries`` peels them before the sources see a record.
 
 Real event data is messy: masked ids (``"19***735"``) where the document says Long, epoch
 millis beside ``yyyy-MM-dd HH:mm:ss``, lists that are sometimes comma strings. The annotated
@@ -323,6 +329,22 @@ class Shape:
         return self.where is None or self.where(doc)
 
 
+@dataclass(frozen=True)
+class Foreign:
+    """A record recognisably another product's: ``shape`` recognises it, ``kind`` names what it
+    is (``service:Ecs``) from the object at ``shape.inside`` (the record itself when None)."""
+
+    shape: Shape
+    kind: Callable[[dict[str, Any]], str]
+
+    def kind_of(self, doc: Any) -> str | None:
+        """The foreign kind of ``doc``, or None when this row does not recognise it."""
+        if not self.shape.matches(doc):
+            return None
+        inner = doc if self.shape.inside is None else embedded_object(lookup(doc, self.shape.inside))
+        return self.kind(inner or {})
+
+
 class FactTable(Protocol):
     """A source's event -> fact table (``lineage.facts.<source>``): read by ``lineage.facts``.
 
@@ -351,6 +373,8 @@ class Source:
     mapping: str | FactTable
     """The module holding the fact table (``"lineage.facts.dataworks"``), imported by facts on
     first use; or the table itself (a source defined at run time, e.g. in a test)."""
+    foreign: tuple[Foreign, ...] = ()
+    """What is recognisably another product's (see :class:`Foreign`); checked before ``shapes``."""
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -360,6 +384,10 @@ class Source:
     @property
     def envelopes(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(shape.envelope for shape in self.shapes))
+
+    def foreign_kind(self, doc: Any) -> str | None:
+        """The foreign kind of ``doc`` when a ``foreign`` row recognises it, else None."""
+        return next((kind for row in self.foreign if (kind := row.kind_of(doc)) is not None), None)
 
     def detect(self, doc: Any) -> str | None:
         """The envelope of the first shape ``doc`` matches, else None (not this source's record)."""

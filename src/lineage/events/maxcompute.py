@@ -28,6 +28,7 @@ from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
 
 from lineage.events.base import (
     EventModel,
+    Foreign,
     Id,
     IdList,
     JsonValue,
@@ -494,6 +495,30 @@ object or a JSON string), then the bare ActionTrail event."""
 _EVENT_FIELD: dict[str, str | None] = {shape.envelope: shape.inside for shape in SHAPES}
 
 
+def _other_service(event: dict[str, Any]) -> bool:
+    return not _names_maxcompute(event)
+
+
+def _service_kind(event: dict[str, Any]) -> str:
+    return f"service:{str(event.get('serviceName')).strip()}"
+
+
+def _foreign_actiontrail(inside: str | None) -> Foreign:
+    """An ActionTrail event of another cloud service (``"serviceName": "Ecs"``) at ``inside``: a
+    trail delivers every service's events into one bucket or logstore, most of them not ours."""
+    return Foreign(
+        Shape(
+            envelope="foreign", inside=inside, present=("eventName", "serviceName"), any_of=ACTIONTRAIL_KEYS,
+            tests=(("eventName", _is_text), ("serviceName", _is_text)), where=_other_service,
+        ),
+        _service_kind,
+    )
+
+
+FOREIGN: tuple[Foreign, ...] = (_foreign_actiontrail("event"), _foreign_actiontrail(None))
+"""Another service's ActionTrail events, bare or in an SLS log entry: counted as foreign."""
+
+
 def parse(doc: dict[str, Any], envelope: str) -> ParsedEvent:
     """Validate the event with its kind's model (``UnknownMaxComputeEvent`` for unknown kinds)."""
     if envelope not in _EVENT_FIELD:
@@ -530,4 +555,6 @@ def _actor(identity: UserIdentity | None) -> str | None:
     return identity.user_name or identity.principal_id or None
 
 
-SOURCE = Source(name=NAME, shapes=SHAPES, models=MODELS, parse=parse, mapping="lineage.facts.maxcompute")
+SOURCE = Source(
+    name=NAME, shapes=SHAPES, models=MODELS, parse=parse, mapping="lineage.facts.maxcompute", foreign=FOREIGN,
+)

@@ -56,15 +56,25 @@ def registered(extra: Source) -> Iterator[Source]:
         SOURCES = before
 
 
-def detect(doc: dict[str, Any]) -> tuple[Source, str]:
-    """The one source (and its envelope) that claims ``doc``."""
-    claims = [(candidate, envelope) for candidate in SOURCES if (envelope := candidate.detect(doc))]
-    if len(claims) == 1:
-        return claims[0]
-    if not claims:
+def claims(doc: dict[str, Any]) -> list[tuple[Source, str]]:
+    """Every (source, envelope) whose shapes match ``doc``: one is a record, two is ambiguous."""
+    return [(candidate, envelope) for candidate in SOURCES if (envelope := candidate.detect(doc))]
+
+
+def foreign(doc: dict[str, Any]) -> tuple[Source, str] | None:
+    """(source, foreign kind) when a source declares ``doc`` another product's, else None."""
+    return next(((candidate, kind) for candidate in SOURCES if (kind := candidate.foreign_kind(doc))), None)
+
+
+def detect(doc: dict[str, Any], found: list[tuple[Source, str]] | None = None) -> tuple[Source, str]:
+    """The one source (and its envelope) that claims ``doc`` (``found``: its claims, if known)."""
+    matched = claims(doc) if found is None else found
+    if len(matched) == 1:
+        return matched[0]
+    if not matched:
         keys = ", ".join(sorted(doc)[:8]) or "none"
         raise RecordError(f"not a record of any known source ({', '.join(names())}); top-level keys: {keys}")
-    claimed = ", ".join(f"{s.name}/{e}" for s, e in claims)
+    claimed = ", ".join(f"{s.name}/{e}" for s, e in matched)
     raise RecordError(f"ambiguous record: claimed by {claimed}")
 
 

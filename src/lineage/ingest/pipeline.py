@@ -6,8 +6,9 @@ streaming its file so no file is ever loaded into the driver. Both call the same
 ``records.process_file``; de-duplication, classification, counting and writing are the same
 Spark plan for both, so their outputs are identical.
 
-Counts reconcile by construction: every row read is exactly one of accepted, quarantined or
-duplicate, and the summary is computed from those rows (and checked).
+Counts reconcile by construction: every row read is exactly one of accepted, quarantined,
+duplicate or foreign (another product's record, e.g. an ActionTrail event of another cloud
+service: counted per kind and skipped), and the summary is computed from those rows (and checked).
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ Not the analysis ``engine`` (the graph engine): ingest has no engine."""
 
 EVENT_COLUMNS = (
     "event_id", "source", "kind", "known", "envelope", "event_time", "event_date", "actor",
-    "doc", "payload", "repairs", "file", "line", "run_id", "ingested_at",
+    "doc", "payload", "repairs", "file", "line", "delivery", "run_id", "ingested_at",
 )
 QUARANTINE_COLUMNS = (
-    "quarantine_key", "source", "file", "line", "reason", "raw", "raw_bytes", "raw_truncated",
+    "quarantine_key", "source", "file", "line", "delivery", "reason", "raw", "raw_bytes", "raw_truncated",
     "run_id", "ingested_at",
 )
 DUPLICATE_COLUMNS = ("source", "event_id", "kind", "file", "line", "why", "run_id", "ingested_at")
@@ -48,15 +49,16 @@ class Counts:
     accepted: int = 0
     quarantined: int = 0
     duplicates: int = 0
+    foreign: int = 0
     unknown_kind: int = 0
 
     def add(self, other: "Counts") -> None:
-        for name in ("read", "accepted", "quarantined", "duplicates", "unknown_kind"):
+        for name in ("read", "accepted", "quarantined", "duplicates", "foreign", "unknown_kind"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     @property
     def reconciles(self) -> bool:
-        return self.read == self.accepted + self.quarantined + self.duplicates
+        return self.read == self.accepted + self.quarantined + self.duplicates + self.foreign
 
 
 @dataclass
@@ -75,11 +77,15 @@ class IngestResult(RunReport):
     skipped_files: list[str] = field(default_factory=list)
     quarantine_examples: list[dict[str, object]] = field(default_factory=list)
     unknown_kinds: list[dict[str, object]] = field(default_factory=list)
+    """Accepted kinds the mapping does not know: ``{source, kind, count, example_id}``, most first."""
+    foreign_kinds: list[dict[str, object]] = field(default_factory=list)
+    """Foreign records per ``{source, kind, count}`` (``service:Ecs``), most first."""
     quarantine_path: str = ""
 
     @property
     def understood(self) -> int:
-        return self.total.accepted + self.total.duplicates
+        """Records recognised: accepted, already held, or recognisably another product's."""
+        return self.total.accepted + self.total.duplicates + self.total.foreign
 
     @property
     def engine(self) -> str:
@@ -163,7 +169,7 @@ def _store(spark: "SparkSession", frame: "DataFrame", wh: Warehouse, run_id: str
     frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
 
     # accepted rows: the first occurrence of an id in this run, unless an earlier run has it
-    first = Window.partitionBy("source", "event_id").orderBy("file", "line")
+    first = Window.partitionBy("source", "event_id").orderBy("file", "line", "delivery")
     accepted = frame.filter(F.col("status") == records.ACCEPTED).withColumn("_rank", F.row_number().over(first))
     if Warehouse.has_data(wh.events):
         seen = spark.read.parquet(str(wh.events)).select("source", "event_id").distinct().withColumn("_seen", F.lit(True))
@@ -198,6 +204,13 @@ def _store(spark: "SparkSession", frame: "DataFrame", wh: Warehouse, run_id: str
         counts = sources.setdefault(row["source"], Counts())
         counts.read += row["count"]
         counts.quarantined += row["count"]
+    foreign_rows = frame.filter(F.col("status") == records.FOREIGN).groupBy("source", "kind").count().collect()
+    foreign = sorted(({"source": r["source"], "kind": r["kind"], "count": r["count"]} for r in foreign_rows),
+                     key=lambda f: (-f["count"], f["source"], f["kind"]))
+    for item in foreign:
+        counts = sources.setdefault(item["source"], Counts())
+        counts.read += item["count"]
+        counts.foreign += item["count"]
     total = Counts()
     for counts in sources.values():
         total.add(counts)
@@ -220,8 +233,9 @@ def _store(spark: "SparkSession", frame: "DataFrame", wh: Warehouse, run_id: str
         for r in quarantined.orderBy("file", "line").select("file", "line", "source", "reason").limit(10).collect()
     ]
     unknown = [
-        {"source": r["source"], "kind": r["kind"], "count": r["count"]}
-        for r in new_events.filter(F.col("known") == F.lit(False)).groupBy("source", "kind").count()
+        {"source": r["source"], "kind": r["kind"], "count": r["count"], "example_id": r["example_id"]}
+        for r in new_events.filter(F.col("known") == F.lit(False)).groupBy("source", "kind")
+        .agg(F.count(F.lit(1)).alias("count"), F.min("event_id").alias("example_id"))
         .orderBy(F.desc("count"), "source", "kind").limit(20).collect()
     ]
     empty = [r["file"] for r in frame.filter(F.col("status") == records.EMPTY_FILE).select("file").orderBy("file").collect()]
@@ -231,5 +245,6 @@ def _store(spark: "SparkSession", frame: "DataFrame", wh: Warehouse, run_id: str
     return IngestResult(
         run_id=run_id, warehouse=str(wh.root), parse_in="", files=0,
         sources=dict(sorted(sources.items())), total=total, empty_files=empty,
-        quarantine_examples=examples, unknown_kinds=unknown, quarantine_path=str(wh.quarantine),
+        quarantine_examples=examples, unknown_kinds=unknown, foreign_kinds=foreign[:20],
+        quarantine_path=str(wh.quarantine),
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Callable, cast
 
-from lineage.events.base import ParsedEvent, RecordError, Shape, Source, lookup, require
+from lineage.events.base import Foreign, ParsedEvent, RecordError, Shape, Source, lookup, require
 from lineage.events.datahub.models import (
     ACTION_REQUEST_REQUIRED,
     MODELS,
@@ -34,10 +34,48 @@ ACTION_REQUEST_ENTITY_TYPE = "actionRequest"
 
 SHAPES: tuple[Shape, ...] = (
     Shape(envelope="actions-envelope", present=("event_type", "event"), equals=(("event_type", ENTITY_CHANGE_EVENT_TYPE),)),
-    Shape(envelope="platform-event", present=("header.timestampMillis", "name", "payload.value")),
+    # the header (timestampMillis) is optional: Kafka consumers often deliver the event without it
+    Shape(envelope="platform-event", present=("name", "payload.value"), tests=(("name", lambda v: isinstance(v, str)),)),
     Shape(envelope="ece", present=("entityUrn", "category", "operation")),
 )
 """What a record of each envelope looks like (first match wins)."""
+
+MODELLED_ENTITY_TYPES: frozenset[str] = frozenset({
+    "dataset", "schemaField", "chart", "dashboard", "dataFlow", "dataJob", "tag", "glossaryTerm",
+    "domain", "structuredProperty", "actionRequest", "corpuser", "corpGroup",
+})
+"""Entity types the graph holds (``lineage.facts.datahub`` gives each an id; a test keeps the two
+in step). A change event about any other type (container, mlModel, dataProduct, ...) is foreign."""
+
+
+def _entity_type(event: dict) -> str:
+    """``entityType``, else the type in ``entityUrn`` (``urn:li:<type>:...``)."""
+    declared = event.get("entityType")
+    if isinstance(declared, str) and declared.strip():
+        return declared.strip()
+    urn = str(event.get("entityUrn") or "")
+    return urn[len(URN_PREFIX):].partition(":")[0] if urn.startswith(URN_PREFIX) else ""
+
+
+def _unmodelled(event: dict) -> bool:
+    kind = _entity_type(event)
+    return bool(kind) and kind not in MODELLED_ENTITY_TYPES and kind.lower() not in {"corpuser", "corpgroup"}
+
+
+def _entity_kind(event: dict) -> str:
+    return f"entityType:{_entity_type(event)}"
+
+
+def _foreign_ece(inside: str | None) -> Foreign:
+    """A change event (bare, in an actions envelope or a platform event) about an entity type we
+    do not model: DataHub is one catalogue of many products' metadata."""
+    return Foreign(
+        Shape(envelope="foreign", inside=inside, present=("entityUrn", "category", "operation"), where=_unmodelled),
+        _entity_kind,
+    )
+
+
+FOREIGN: tuple[Foreign, ...] = (_foreign_ece(None), _foreign_ece("event"), _foreign_ece("payload.value"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,4 +219,4 @@ def parse(doc: dict, envelope: str) -> ParsedEvent:
     )
 
 
-SOURCE = Source(name=NAME, shapes=SHAPES, models=MODELS, parse=parse, mapping="lineage.facts.datahub")
+SOURCE = Source(name=NAME, shapes=SHAPES, models=MODELS, parse=parse, mapping="lineage.facts.datahub", foreign=FOREIGN)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from lineage.events.base import ParsedEvent, RecordError, Shape, Source, lookup, to_json_value
+from lineage.events.base import Foreign, ParsedEvent, RecordError, Shape, Source, lookup, to_json_value
 from lineage.events.dataworks.common import DataWorksEvent, UnknownDataWorksEvent
 from lineage.events.dataworks.kinds import BODY_EVENT_TYPES, EVENT_TYPES, KINDS, MODELS
 
@@ -48,6 +48,22 @@ SHAPES: tuple[Shape, ...] = (
     Shape(envelope="body", present=("data",), absent=_CLOUDEVENT_KEYS, tests=(("data.eventCode", _is_text),)),
 )
 """What a record of each envelope looks like (first match wins)."""
+
+
+def _other_product(value: Any) -> bool:
+    """An EventBridge ``source`` of another Alibaba Cloud product (``acs.ecs``, ``acs.oss``)."""
+    return isinstance(value, str) and value.startswith(("acs.", "acs:")) and value != "acs.dataworks"
+
+
+FOREIGN: tuple[Foreign, ...] = (
+    Foreign(
+        Shape(envelope="foreign", present=("specversion", "source", "type"), tests=(("source", _other_product),),
+              absent=("data.eventCode",)),
+        lambda event: f"source:{event['source']}",
+    ),
+)
+"""The EventBridge bus that carries DataWorks' events carries every product's: a CloudEvent of
+another product's ``source`` that holds no record of ours (see ``lineage.events.deliveries``)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -200,4 +216,6 @@ def parse_body(kind: str, body: dict[str, Any]) -> DataWorksEvent:
     return model_cls.model_validate(doc)
 
 
-SOURCE = Source(name=NAME, shapes=SHAPES, models=MODELS, parse=parse, mapping="lineage.facts.dataworks")
+SOURCE = Source(
+    name=NAME, shapes=SHAPES, models=MODELS, parse=parse, mapping="lineage.facts.dataworks", foreign=FOREIGN,
+)
