@@ -461,8 +461,10 @@ class _export_progress:
 @click.option("--days", type=click.IntRange(1, 3650), default=14, show_default=True, help="Days of activity.")
 @click.option("--start", type=click.DateTime(["%Y-%m-%d"]), default=None, help="First day (default 2026-09-28).")
 @click.option("--seed", type=int, default=7, show_default=True, help="Same seed and options, same bytes.")
+@click.option("--foreign-share", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True,
+              help="Share of the ActionTrail files' events that are other cloud services' (a real trail's majority).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
-def generate(out: Path, tables: int, days: int, start, seed: int, as_json: bool) -> None:
+def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share: float, as_json: bool) -> None:
     """Write the events of one realistic data platform (all four sources), its aliases and ground truth."""
     from lineage.generate import DEFAULT_START
     from lineage.generate import generate as run_generate
@@ -472,7 +474,7 @@ def generate(out: Path, tables: int, days: int, start, seed: int, as_json: bool)
             say(f"generate: day {done}/{total}, {events} events")
 
     result = run_generate(out, tables=tables, days=days, start=start.date() if start else DEFAULT_START, seed=seed,
-                          progress=progress)
+                          progress=progress, foreign_share=foreign_share)
     if as_json:
         click.echo(json.dumps(result.summary, sort_keys=True))
         return
@@ -484,10 +486,10 @@ def _print_generated(result) -> None:
     counts = result.summary["counts"]
     table = Table(title=f"generated {result.summary['tables']} tables over {result.summary['days']} days "
                         f"from {result.summary['start']} (seed {result.summary['seed']}) in {result.out}")
-    for column in ("source", "records", "duplicates", "malformed"):
+    for column in ("source", "records", "duplicates", "malformed", "foreign"):
         table.add_column(column, justify="left" if column == "source" else "right")
     for name, row in [*counts["sources"].items(), ("total", counts["total"])]:
-        table.add_row(name, *(str(row[k]) for k in ("records", "duplicates", "malformed")))
+        table.add_row(name, *(str(row[k]) for k in ("records", "duplicates", "malformed", "foreign")))
     out.print(table)
     stats = result.summary["stats"]
     out.print(f"{counts['files']} files under {result.out / 'events'}; jobs {stats['jobs']} "

@@ -58,8 +58,14 @@ def _kind(doc: dict[str, Any], fallback: str) -> str:
 
 
 def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = DEFAULT_START, seed: int = 7,
-             progress: Callable[[int, int, int], None] | None = None) -> Result:
-    """Write the platform's events under ``out/events``, ``out/aliases.csv`` and ``out/truth``."""
+             progress: Callable[[int, int, int], None] | None = None, foreign_share: float = 0.0) -> Result:
+    """Write the platform's events under ``out/events``, ``out/aliases.csv`` and ``out/truth``.
+
+    ``foreign_share``: the share of the ActionTrail files' events that are other cloud services'
+    (a real trail records every service; ``ingest`` counts them as foreign). 0 leaves the output
+    byte for byte as without the option."""
+    if not 0 <= foreign_share < 1:
+        raise ValueError("--foreign-share must be at least 0 and below 1")
     if tables < 12:
         raise ValueError("--tables must be at least 12 (two per layer)")
     if days < 1:
@@ -78,6 +84,9 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
             day.intents[:0] = setup
         recorder.day(day)
         files = _writers(root, day.date, counts, seed)
+        if foreign_share:
+            foreign_ids = Ids(f"{seed}:foreign:{index}")
+            files["maxcompute"] = maxcompute.SharedTrail(files["maxcompute"], foreign_ids, foreign_share)
         ids = {source: Ids(f"{seed}:{source}:{index}") for source in ("dataworks", "maxcompute", "dataphin", "datahub")}
         for doc in dataworks.runs(platform, ids["dataworks"], day):
             files["dataworks"].write(doc, doc["data"]["eventCode"])
@@ -96,6 +105,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
     (root / "aliases.csv").write_text(truth.aliases(platform))
     summary = recorder.close({
         "seed": seed, "tables": tables, "days": days, "start": f"{start:%Y-%m-%d}",
+        **({"foreign_share": foreign_share} if foreign_share else {}),
         "counts": counts.as_json(), "interesting": interesting(platform, recorder),
     })
     return Result(root, sum(counts.records.values()), len(counts.files), summary)

@@ -29,17 +29,19 @@ class Counts:
     records: Counter = field(default_factory=Counter)  # unique valid records per source
     duplicates: Counter = field(default_factory=Counter)
     malformed: Counter = field(default_factory=Counter)
+    foreign: Counter = field(default_factory=Counter)  # other services' records in the source's files
     kinds: Counter = field(default_factory=Counter)  # (source, kind)
     files: list[str] = field(default_factory=list)
 
     def as_json(self) -> dict[str, Any]:
-        sources = sorted(set(self.records) | set(self.duplicates) | set(self.malformed))
+        sources = sorted(set(self.records) | set(self.duplicates) | set(self.malformed) | set(self.foreign))
+        every = (self.records, self.duplicates, self.malformed, self.foreign)
         return {
             "sources": {s: {"records": self.records[s], "duplicates": self.duplicates[s],
-                            "malformed": self.malformed[s]} for s in sources},
+                            "malformed": self.malformed[s], "foreign": self.foreign[s]} for s in sources},
             "total": {"records": sum(self.records.values()), "duplicates": sum(self.duplicates.values()),
-                      "malformed": sum(self.malformed.values()),
-                      "read": sum(self.records.values()) + sum(self.duplicates.values()) + sum(self.malformed.values())},
+                      "malformed": sum(self.malformed.values()), "foreign": sum(self.foreign.values()),
+                      "read": sum(sum(counter.values()) for counter in every)},
             "kinds": {f"{s}:{k}": n for (s, k), n in sorted(self.kinds.items())},
             "files": len(self.files),
         }
@@ -104,12 +106,16 @@ class JsonArrays:
         self.handle.write((b",\n" if self.in_file else b"") + text)
         self.in_file += 1
 
-    def write(self, doc: dict[str, Any], kind: str) -> None:
+    def write(self, doc: dict[str, Any], kind: str, foreign: bool = False) -> None:
+        """Append one record; ``foreign``: another service's event (counted apart, never redelivered)."""
         if self.handle is None or self.in_file >= ARRAY_CHUNK:
             self._finish()
             self._open()
         text = _line(doc).rstrip(b"\n")
         self._element(text)
+        if foreign:
+            self.counts.foreign[self.source] += 1
+            return
         self.counts.records[self.source] += 1
         self.counts.kinds[(self.source, kind)] += 1
         if self.rng.random() < DUPLICATE_RATE:

@@ -1,4 +1,4 @@
-"""Input health: accepted events per source per day, unknown kinds, quarantine, and gaps.
+"""Input health: accepted events per source per day, unknown kinds (each with an example), quarantine, gaps.
 
 An unattended report must say when its own inputs are incomplete. A source is **expected
 daily** when it delivered events on at least half the days of the window and the window
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from datetime import date
 
-from lineage.report.model import InputHealth, SourceHealth
+from lineage.report.model import InputHealth, SourceHealth, UnknownKind
 from lineage.report.window import Window
 from lineage.warehouse import Warehouse
 
@@ -35,6 +35,23 @@ def _day_counts(wh: Warehouse, days: list[date]) -> tuple[dict[str, Counter], Co
         if row["known"] is False:
             unknown[(row["source"], row["event_date"])] += row["count_all"]
     return per_day, unknown
+
+
+def _unknown_kinds(wh: Warehouse, days: list[str]) -> list[UnknownKind]:
+    """Kinds the mapping does not know, accepted on ``days``: count, an example id, first day."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    if not Warehouse.has_data(wh.events):
+        return []
+    dataset = ds.dataset(str(wh.events), format="parquet", partitioning="hive")
+    wanted = pc.field("event_date").isin(days) & (pc.field("known") == False)  # noqa: E712 (an expression)
+    table = dataset.to_table(columns=["source", "kind", "event_id", "event_date"], filter=wanted)
+    grouped = table.group_by(["source", "kind"]).aggregate(
+        [([], "count_all"), ("event_id", "min"), ("event_date", "min")]).to_pylist()
+    kinds = [UnknownKind(source=str(r["source"]), kind=str(r["kind"]), count=r["count_all"],
+                         example_id=str(r["event_id_min"]), first_day=str(r["event_date_min"])) for r in grouped]
+    return sorted(kinds, key=lambda k: (-k.count, k.source, k.kind))
 
 
 def _quarantined(wh: Warehouse) -> Counter:
@@ -65,4 +82,4 @@ def input_health(warehouse, window: Window) -> InputHealth:
             quarantined=quarantined.get(source, 0), expected_daily=expected,
             gaps=[d for d in names if expected and not counts.get(d)]))
     return InputHealth(days=names, sources=sources, quarantined_unrecognised=quarantined.get(UNRECOGNISED, 0),
-                       gaps=sum(len(s.gaps) for s in sources))
+                       gaps=sum(len(s.gaps) for s in sources), unknown_kinds=_unknown_kinds(wh, names))

@@ -165,11 +165,23 @@ class SourceHealth(_Model):
     gaps: list[str]  # days of the window without events, when expected_daily
 
 
+class UnknownKind(_Model):
+    """An event kind the mapping does not know, accepted in the window: a new DataWorks code or
+    MaxCompute eventName is noticed the week it appears."""
+
+    source: str
+    kind: str
+    count: int
+    example_id: str  # one event of this kind (``lineage show``/``history`` on its subject)
+    first_day: str  # the window's first day with this kind
+
+
 class InputHealth(_Model):
     days: list[str]
     sources: list[SourceHealth]
     quarantined_unrecognised: int  # records no source recognised
     gaps: int  # source-days without events (exit status 3 when > 0)
+    unknown_kinds: list[UnknownKind] = []  # most frequent first
 
 
 class Report(_Model):
