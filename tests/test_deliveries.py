@@ -184,3 +184,23 @@ def test_strict_ingest_passes_on_a_trail_where_most_events_are_other_services(sp
         assert counts["read"] == counts["accepted"] + counts["quarantined"] + counts["duplicates"] + counts["foreign"]
     assert {f["kind"] for f in doc["foreign_kinds"]} <= {f"service:{service}" for service, _, _ in FOREIGN_CALLS}
     assert sum(f["count"] for f in doc["foreign_kinds"]) == want["foreign"]
+
+
+@pytest.mark.spark
+def test_unknown_kinds_are_listed_by_the_reports_input_health(spark, tmp_path):
+    from datetime import datetime, timezone
+
+    from lineage.report.health import input_health
+    from lineage.report.window import week_of
+
+    warehouse = tmp_path / "wh"
+    result = ingest([CORPUS / "dataworks" / "list_response_data.delivery"], warehouse, spark=spark, parse_in="local")
+    (listed,) = result.unknown_kinds
+    assert (listed["source"], listed["kind"], listed["count"]) == ("dataworks", "something-new", 1)
+    assert listed["example_id"].endswith("dw-unknown-0001")
+    health = input_health(warehouse, week_of(datetime(2023, 12, 11, tzinfo=timezone.utc)))
+    (unknown,) = health.unknown_kinds
+    assert (unknown.source, unknown.kind, unknown.count, unknown.first_day) == ("dataworks", "something-new", 1, "2023-12-11")
+    assert unknown.example_id == listed["example_id"]
+    assert {s.source: s.unknown_kind for s in health.sources} == {"dataworks": 1}
+    assert input_health(warehouse, week_of(datetime(2023, 12, 18, tzinfo=timezone.utc))).unknown_kinds == []
