@@ -204,3 +204,8 @@ def test_unknown_kinds_are_listed_by_the_reports_input_health(spark, tmp_path):
     assert unknown.example_id == listed["example_id"]
     assert {s.source: s.unknown_kind for s in health.sources} == {"dataworks": 1}
     assert input_health(warehouse, week_of(datetime(2023, 12, 18, tzinfo=timezone.utc))).unknown_kinds == []
+
+
+def test_readme_lists_every_wrapper():
+    readme = (Path(__file__).parents[1] / "README.md").read_text()
+    assert [w.name for w in deliveries.WRAPPERS if f"| `{w.name}` |" not in readme] == []
