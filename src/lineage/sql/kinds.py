@@ -167,11 +167,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("drop", "ddl", SCHEMA, "DROP TABLE|VIEW|FUNCTION [IF EXISTS] t", exp.Drop),
     Kind("comment", "ddl", SCHEMA, "COMMENT ON TABLE t IS '...'", exp.Comment),
     # parsed trees: nothing stored changes
-    Kind("describe", "ddl", NONE, "DESC EXTENDED t", exp.Describe),
     Kind("use", "ddl", NONE, "USE project", exp.Use),
     Kind("analyze", "ddl", NONE, "ANALYZE TABLE t COMPUTE STATISTICS", exp.Analyze),
-    Kind("show", "ddl", NONE, "SHOW TABLES", exp.Show),
-    Kind("privilege", "ddl", NONE, "GRANT SELECT ON TABLE t TO USER u", (exp.Grant, exp.Revoke)),
     Kind("cache", "ddl", NONE, "REFRESH|CACHE|UNCACHE TABLE t", (exp.Refresh, exp.Cache, exp.Uncache)),
     # raw commands: data moves
     Kind("exchange_partition", "exchange", DATA, "ALTER TABLE t1 EXCHANGE PARTITION (ds='1') WITH TABLE t2",
@@ -205,7 +202,7 @@ KINDS: tuple[Kind, ...] = (
          words=("ALTER TABLE {_} [PARTITION ()] MERGE SMALLFILES", "ALTER TABLE {_} [PARTITION ()] COMPACT")),
     Kind("alter_other", "ddl", SCHEMA, "ALTER TABLE t SET LIFECYCLE 30 | SET TBLPROPERTIES | TOUCH | ...",
          words=("ALTER",)),
-    Kind("ddl_command", "ddl", SCHEMA, "CREATE/DROP/... that sqlglot keeps as a raw command, holding no query",
+    Kind("ddl_command", "ddl", SCHEMA, "CREATE RESOURCE | DROP OFFLINEMODEL | ... (sqlglot: a raw command), no query",
          when=holds_no_select, words=("CREATE|DROP|TRUNCATE|COMMENT",)),
     # raw commands: nothing stored changes
     Kind("add_resource", "ddl", NONE, "ADD JAR|FILE|ARCHIVE|PY|TABLE x [AS alias]",
@@ -213,13 +210,11 @@ KINDS: tuple[Kind, ...] = (
     Kind("msck", "ddl", NONE, "MSCK [REPAIR] TABLE t [ADD PARTITIONS]", words=("MSCK",)),
     Kind("set", "other", NONE, "SET odps.sql.allow.fullscan=true", words=("SET",)),
     Kind("explain", "other", NONE, "EXPLAIN SELECT ...", words=("EXPLAIN",)),
-    Kind("describe_command", "ddl", NONE, "DESC PROJECT p | DESC INSTANCE i", when=holds_no_select,
+    Kind("describe", "ddl", NONE, "DESC [EXTENDED] t | DESC PROJECT p | DESC INSTANCE i", when=holds_no_select,
          words=("DESC|DESCRIBE",)),
-    Kind("session_command", "ddl", NONE, "USE p | ANALYZE TABLE t ... (kept as a raw command)", when=holds_no_select,
-         words=("USE|ANALYZE",)),
-    Kind("show_command", "ddl", NONE, "SHOW GRANTS | SHOW CREATE TABLE t", words=("SHOW",)),
+    Kind("show", "ddl", NONE, "SHOW GRANTS | SHOW CREATE TABLE t", words=("SHOW",)),
     Kind("whoami", "ddl", NONE, "WHOAMI", words=("WHOAMI",)),
-    Kind("privilege_command", "ddl", NONE, "GRANT ... TO USER u | REVOKE ...", words=("GRANT|REVOKE",)),
+    Kind("privilege", "ddl", NONE, "GRANT ... TO USER u | REVOKE ...", words=("GRANT|REVOKE",)),
     Kind("admin_command", "ddl", NONE, "LIST RESOURCES | REMOVE | KILL i | PURGE | TUNNEL ...",
          words=("LIST|REMOVE|KILL|PURGE|TUNNEL",)),
 )
