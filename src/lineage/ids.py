@@ -10,6 +10,7 @@ MaxCompute and DataHub names are case-insensitive: they are lower-cased.
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 # label (as stored and exported) -> id prefix. Labels and relationship types of the graph come
 # only from these tables, never from event text (they become Neo4j labels/types).
@@ -41,6 +42,7 @@ LABELS: dict[str, str] = {
     "Resource": "resource",
     "Function": "function",
     "Entity": "entity",
+    "Location": "location",
 }
 LABEL_OF_PREFIX: dict[str, str] = {prefix: label for label, prefix in LABELS.items()}
 
@@ -124,6 +126,48 @@ def table_from_guid(guid: str) -> str | None:
         return None
     rest = match.group("rest")
     return table_from_qualified(rest) if "." in rest else None
+
+
+OSS_ENDPOINT_SUFFIX = ".aliyuncs.com"
+"""OSS names a bucket either in the path after an endpoint (``oss://oss-cn-hangzhou-internal.aliyuncs.com/
+bucket/p``, MaxCompute's LOCATION form) or as the endpoint's first label (``oss://bucket.oss-cn-...``)."""
+SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
+"""Connectors that name the same object store."""
+DEFAULT_FS = "hdfs"
+"""A path without a scheme is on the cluster's default file system (``fs.defaultFS``): assumed HDFS."""
+
+
+def location_uri(path: str, local: bool = False) -> str | None:
+    """A storage path as ``<scheme>://<bucket>/<path>``: one spelling per place, so two jobs naming
+    it differently meet at one vertex. Scheme and bucket lower-cased, the path's case kept (object
+    keys are case-sensitive), ``//`` and a trailing ``/`` dropped, and trailing Hive partition
+    directories (``ds=20240101``) dropped: lineage is kept per dataset, as it is per table, not per
+    partition. ``local`` (``LOAD DATA LOCAL``, ``LOCAL DIRECTORY``): a path on the client, ``file``."""
+    text = str(path).strip().strip("'\"`").strip()
+    if not text:
+        return None
+    parts = urlsplit(text)
+    scheme = parts.scheme.lower()
+    bucket, key = parts.netloc.lower(), parts.path
+    if not scheme:
+        scheme = "file" if local else DEFAULT_FS
+    scheme = SCHEME_ALIASES.get(scheme, scheme)
+    if scheme == "oss" and bucket.endswith(OSS_ENDPOINT_SUFFIX):
+        if bucket.startswith("oss-"):  # endpoint host: the bucket is the first path segment
+            first, _, key = key.lstrip("/").partition("/")
+            bucket = first.lower()
+        else:
+            bucket = bucket.split(".", 1)[0]
+    segments = [s for s in key.split("/") if s]
+    while segments and "=" in segments[-1]:
+        segments.pop()
+    return f"{scheme}://{bucket}/{'/'.join(segments)}".rstrip("/") if segments else f"{scheme}://{bucket}"
+
+
+def location(path: str, local: bool = False) -> str | None:
+    """``location:<scheme>://<bucket>/<path>`` (DESIGN.md): data read from or written to a storage path."""
+    uri = location_uri(path, local)
+    return f"{LABELS['Location']}:{uri}" if uri else None
 
 
 def column(table_id: str, field: str) -> str:

@@ -30,6 +30,12 @@ def test_statements_are_only_built_from_the_vocabulary(label):
         delete_rels_query(label, "Table", "Table")
 
 
+def test_storage_locations_are_in_the_vocabulary_both_ways_of_feeds():
+    assert "Location" in records.NODE_LABELS
+    assert "MATCH (a:`Location` {id: r.src}) MATCH (b:`Table` {id: r.dst})" in upsert_rels_query("FEEDS", "Location", "Table")
+    assert "MATCH (a:`Table` {id: r.src}) MATCH (b:`Location` {id: r.dst})" in upsert_rels_query("FEEDS", "Table", "Location")
+
+
 def test_statements_take_every_value_as_a_parameter():
     query = upsert_rels_query("FEEDS", "Table", "Table")
     assert query.startswith("UNWIND $rows AS r ") and "r.props" in query and "'" not in query and '"' not in query

@@ -438,6 +438,16 @@ def test_download_reads_tables_of_its_sql() -> None:
                                                      "table:maxcompute:other_prj.fct"}
 
 
+def test_download_of_a_path_is_a_location() -> None:
+    doc = body("download-resources", {"operatorUid": "1493", "datasourceName": "odps_first",
+                                      "queryDwProjectName": "test_project",
+                                      "sqlText": "select * from parquet.`oss://Lake/ref/fx/` r join dim_sku s on r.k = s.k"})
+    assert {(r["relationship"], r["dst_id"], r["dst_label"]) for r in facts(doc)} == {
+        ("DOWNLOADED", "location:oss://lake/ref/fx", "Location"),
+        ("DOWNLOADED", "table:maxcompute:test_project.dim_sku", "Table"),
+    }
+
+
 def test_download_from_a_non_maxcompute_source_yields_nothing() -> None:
     doc = body("download-resources", {"operatorUid": "1493", "datasourceName": "holo_db",
                                       "sqlText": "select * from public.orders"})

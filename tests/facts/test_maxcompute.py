@@ -201,6 +201,27 @@ def test_job_that_creates_a_table_writes_it() -> None:
     ]
 
 
+def test_job_reading_and_writing_storage_paths_names_locations() -> None:
+    sql = ("LOAD INTO TABLE ods_raw PARTITION (ds='20240101') FROM LOCATION "
+           "'oss://oss-cn-hangzhou-internal.aliyuncs.com/landing/raw/ds=20240101/' STORED AS PARQUET;"
+           "ALTER TABLE dw.fact EXCHANGE PARTITION (ds='20240101') WITH TABLE ods_raw;"
+           "UNLOAD FROM dw.fact PARTITION (ds='20240101') INTO LOCATION 'oss://export/fact/' STORED AS ORC;")
+    found = facts(_job_change("Terminated", sql, skynet_id="700001234"))
+    job, node = "job:maxcompute:20201027135756xyz", "node:dataworks:700001234"
+    assert sorted(e for e in edges(found) if e[1] == job) == [
+        ("assert", job, "READS", "location:oss://landing/raw", ""),
+        ("assert", job, "READS", "table:maxcompute:dw.fact", ""),
+        ("assert", job, "READS", "table:maxcompute:meta.ods_raw", ""),
+        ("assert", job, "WRITES", "location:oss://export/fact", ""),
+        ("assert", job, "WRITES", "table:maxcompute:dw.fact", ""),
+        ("assert", job, "WRITES", "table:maxcompute:meta.ods_raw", ""),
+    ]
+    assert ("assert", node, "READS", "location:oss://landing/raw", "") in edges(found)
+    assert ("assert", node, "WRITES", "location:oss://export/fact", "") in edges(found)
+    assert {f["dst_label"] for f in found if f["dst_id"] and f["dst_id"].startswith("location:")} == {"Location"}
+    assert "sql_error" not in one(found, "observe", job)["properties"]
+
+
 @pytest.mark.parametrize("status", ["Success", "succeeded", "TERMINATED"])
 def test_success_statuses_are_case_insensitive(status: str) -> None:
     found = facts(_job_change(status, "insert into a select * from b"))

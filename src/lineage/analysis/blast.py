@@ -27,6 +27,7 @@ from lineage.analysis.temporal import Impact, Query
 LABEL_WEIGHT: dict[str, float] = {
     "Baseline": 5.0,  # an SLA at risk
     "Table": 3.0,  # downstream data
+    "Location": 3.0,  # data in storage (OSS, HDFS) that jobs outside the graph may read
     "Dashboard": 3.0,
     "Node": 2.0,  # production scheduling nodes
     "Chart": 2.0,

@@ -9,6 +9,7 @@ Inputs are picked by a power law over each lower layer ranked by popularity, so 
 from __future__ import annotations
 
 import random
+import zlib
 from bisect import bisect
 from itertools import accumulate
 from dataclasses import dataclass, field
@@ -44,6 +45,19 @@ SQL_KINDS = (("insert", 0.46), ("cte", 0.20), ("ctas", 0.10), ("multi", 0.08), (
 """How a node's daily job writes its table: plain INSERT OVERWRITE, a CTE, a CTAS temp table then
 an insert, a multi-insert writing two tables, a non-SQL (MapReduce/Spark) job seen only through
 ReadTableData/ChangeTableData audit events, or SQL whose table name is a variable (no lineage)."""
+STYLES: dict[str, tuple[tuple[str, int], ...]] = {
+    "insert": (("plain", 55), ("dynamic", 12), ("merge", 12), ("update_join", 6), ("unload", 15)),
+    "cte": (("plain", 70), ("lake", 30)),
+    "ctas": (("plain", 60), ("exchange", 25), ("clone", 15)),
+}
+"""Per SQL kind, how the script does its work and the share of nodes doing it that way (percent):
+a MERGE or an UPDATE with a join instead of the INSERT, dynamic partitions, an UNLOAD of the result
+to OSS, a lake file joined as ``parquet.`oss://...```, a staging table swapped in by EXCHANGE
+PARTITION or CLONE TABLE (``generate.sqltext`` renders them)."""
+PREAMBLES = (("none", 50), ("add_jar", 10), ("msck", 10), ("whoami", 5), ("desc", 10), ("show", 5), ("use", 10))
+"""Statements before a script's work that move no data, and their share of scripts (percent)."""
+EPILOGUES = (("none", 60), ("analyze", 20), ("lifecycle", 10), ("add_columns", 10))
+"""Statements after a script's work: statistics and schema upkeep, no data moved."""
 FIRST_NAMES = ("wei", "li", "fang", "min", "jing", "lei", "yan", "tao", "hui", "jun", "ling", "qiang",
                "xin", "bo", "mei", "hao", "yu", "chen", "ning", "rui", "ana", "ben", "carla", "dev",
                "emma", "farid", "grace", "hugo", "ines", "jon")
@@ -102,6 +116,9 @@ class NodeSpec:
     baseline: int | None
     minute: int  # start minute after 00:00 (upstream layers run first)
     temp: str | None = None  # the CTAS temp table name (kind ctas)
+    style: str = "plain"  # STYLES: how a SQL kind does its work
+    preamble: str = "none"  # PREAMBLES
+    epilogue: str = "none"  # EPILOGUES
 
     @property
     def id(self) -> str:
@@ -222,6 +239,7 @@ def build(seed: int, tables: int, days: int, start: datetime) -> Platform:
         # every platform has at least one script whose table name is a variable (no lineage)
         last = next(n for n in reversed(nodes) if n.kind == "insert")
         last.kind = "variable"
+    _assign_styles(nodes)
     roles = []
     for project in WORKSPACES:
         in_project = [s.index for s in specs if s.project == project]
@@ -230,6 +248,35 @@ def build(seed: int, tables: int, days: int, start: datetime) -> Platform:
     platform = Platform(seed, start, days, specs, nodes, people, roles, flows, baselines)
     platform.by_name = {s.name: s for s in specs}
     return platform
+
+
+def _hashed(name: str, salt: str, table: tuple[tuple[str, int], ...]) -> str:
+    """A weighted choice by a hash of the node's name (not the plan's random generator: adding a
+    style does not change the platform's shape)."""
+    roll = zlib.crc32(f"{salt}:{name}".encode()) % sum(w for _, w in table)
+    for value, weight in table:
+        if roll < weight:
+            return value
+        roll -= weight
+    return table[-1][0]
+
+
+def _assign_styles(nodes: list[NodeSpec]) -> None:
+    """Style, preamble and epilogue of every SQL node; the first nodes of a kind take each
+    non-plain choice once, so even a small platform runs every statement kind."""
+    seen: dict[str, int] = {}
+    sql_rank = 0
+    for node in nodes:
+        if node.kind in ("nosql", "variable"):
+            continue
+        rank = seen[node.kind] = seen.get(node.kind, -1) + 1
+        styles = STYLES.get(node.kind, (("plain", 1),))
+        forced = [s for s, _ in styles[1:]]
+        node.style = forced[rank] if rank < len(forced) else _hashed(node.name, "style", styles)
+        for attr, table in (("preamble", PREAMBLES), ("epilogue", EPILOGUES)):
+            extra = [s for s, _ in table[1:]]
+            setattr(node, attr, extra[sql_rank] if sql_rank < len(extra) else _hashed(node.name, attr, table))
+        sql_rank += 1
 
 
 def hub(platform: Platform) -> TableSpec:

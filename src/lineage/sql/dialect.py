@@ -9,10 +9,11 @@ sqlglot's own ``dialects/databricks.py``, this module only overrides what differ
   these textually before submitting the SQL, so they may stand for a value (``ds=${bizdate}``)
   or for (part of) a name; a name holding one is reported by the lineage, never guessed.
 * Parser, ``PROPERTY_PARSERS``: ``LIFECYCLE <days>`` (a table's retention) is a property.
-* Parser, statement level: statements that never move data and that sqlglot does not know
-  (``WHOAMI``, ``LIST``, ``TUNNEL``, ``KILL``, ... and every ``ALTER`` without a query: MaxCompute
-  has many ALTER forms such as ``SET LIFECYCLE``, ``MERGE SMALLFILES``, ``CHANGE OWNER``) are kept
-  as raw ``Command`` nodes named by their verb, like sqlglot's ``COMMANDS``. Those verbs are
+* Parser, statement level: statements that sqlglot does not know (``WHOAMI``, ``LIST``, ``TUNNEL``,
+  ``KILL``, ``CLONE``, ``UNLOAD``, ... and every ``ALTER`` without a query: MaxCompute has many ALTER
+  forms such as ``SET LIFECYCLE``, ``MERGE SMALLFILES``, ``EXCHANGE PARTITION``) are kept as raw
+  ``Command`` nodes named by their verb, like sqlglot's ``COMMANDS``; ``lineage.sql.kinds`` reads
+  their words. Those verbs are
   ordinary words elsewhere (a column may be called ``list``), so they are recognised only as a
   statement's first token, not as tokenizer keywords.
 * Parser, script mode: ``@v := SELECT ...`` is an ``Assignment`` node holding the query.
@@ -31,11 +32,16 @@ VARIABLE_OPENERS = {TokenType.L_BRACE: TokenType.R_BRACE, TokenType.L_BRACKET: T
 """``${...}`` and ``$[...]``: what follows the ``$`` and what closes the variable."""
 
 ADMIN_VERBS = frozenset(
-    {"SHOW", "GRANT", "REVOKE", "WHOAMI", "LIST", "ADD", "REMOVE", "KILL", "PURGE", "MSCK", "TUNNEL"}
+    {"SHOW", "GRANT", "REVOKE", "WHOAMI", "LIST", "ADD", "REMOVE", "KILL", "PURGE", "MSCK", "TUNNEL", "DESC", "DESCRIBE"}
 )
-"""First words of statements that never move data: a ``Command`` (lineage kind ``ddl``)."""
+"""First words of statements that never move data: a ``Command`` (``DESC PROJECT p`` included)."""
 SESSION_VERBS = frozenset({"SET", "EXPLAIN"})
-"""First words of statements that change or describe the session: a ``Command`` (kind ``other``)."""
+"""First words of statements that change or describe the session: a ``Command``."""
+DATA_VERBS = frozenset({"CLONE", "UNLOAD"})
+"""First words of MaxCompute statements that move data and that sqlglot does not know: a
+``Command`` whose words ``lineage.sql.kinds`` reads (``CLONE TABLE s TO t``, ``UNLOAD FROM t INTO
+LOCATION 'oss://...'``; ``LOAD ... FROM LOCATION`` is already a ``LOAD`` command in sqlglot)."""
+COMMAND_VERBS = ADMIN_VERBS | SESSION_VERBS | DATA_VERBS
 
 
 class Assignment(exp.Expression):
@@ -141,7 +147,7 @@ class MaxCompute(Hive):
             if not self._curr:
                 return None
             verb = self._curr.text.upper() if self._curr.token_type != TokenType.STRING else ""
-            if verb in ADMIN_VERBS | SESSION_VERBS or (verb == "ALTER" and not self._statement_has_query()):
+            if verb in COMMAND_VERBS or (verb == "ALTER" and not self._statement_has_query()):
                 return self._parse_verb_command()
             if assigned_variable(self._tokens[self._index : self._index + 3]):
                 return self._parse_assignment_statement()

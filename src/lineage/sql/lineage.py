@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 from sqlglot.tokens import Token, TokenType
 
+from lineage.ids import location_uri
 from lineage.sql.dialect import (
-    ADMIN_VERBS,
-    SESSION_VERBS,
     Assignment,
     MaxCompute,
     assigned_variable,
@@ -31,6 +30,7 @@ from lineage.sql.dialect import (
     join_variables,
     variables_in,
 )
+from lineage.sql.kinds import BY_NAME, NONE, Match, classify
 
 # sqlglot warns on every statement it can only keep as a raw command; we report those ourselves
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -38,20 +38,29 @@ logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 @dataclass(frozen=True)
 class StatementLineage:
-    """One statement: its kind, tables read and written.
+    """One statement: its kind, tables read and written, storage paths read and written.
 
-    Kinds: insert, ctas, create_table, create_view, select, merge, update, delete, load, ddl, other.
-    ``create_table`` (``CREATE TABLE t (...)`` or ``... LIKE src``) writes ``t`` -- the job that
-    runs it defines the table -- and reads the ``LIKE`` template.
+    Kinds (coarse): insert, ctas, create_table, create_view, select, merge, update, delete, load,
+    exchange, clone, unload, ddl, other. ``statement`` is the fine kind, a row of
+    ``lineage.sql.kinds.KINDS``, and ``effect`` what it does to stored data (data / schema /
+    none). ``create_table`` (``CREATE TABLE t (...)`` or ``... LIKE src``) writes ``t`` -- the
+    job that runs it defines the table -- and reads the ``LIKE`` template.
     ``index`` is 1-based and counts every non-empty statement of the script (SET included),
     the same numbering as ``SqlLineage.errors``. A script assignment ``@v := SELECT`` is a
-    ``select``.
+    ``select``. Locations are canonical URIs (``lineage.ids.location_uri``: ``oss://bucket/path``).
     """
 
     index: int
     kind: str
     reads: tuple[str, ...]
     writes: tuple[str, ...]
+    read_locations: tuple[str, ...] = ()
+    written_locations: tuple[str, ...] = ()
+    statement: str = field(default="", compare=False)  # the fine kind: comparing kinds stays coarse
+
+    @property
+    def effect(self) -> str:
+        return BY_NAME[self.statement].effect if self.statement in BY_NAME else NONE
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,8 @@ class SqlLineage:
     """Tables read and written by a script, as lower-cased qualified names ``project.table``.
 
     Unqualified names get ``default_project``; without one they stay bare (``table``).
+    Storage paths (``parquet.`oss://...```, ``LOCATION '...'``) are ``read_locations`` /
+    ``written_locations``, never tables.
     ``errors`` has one message per statement that could not be parsed ("statement 2: ...");
     such statements contribute nothing (never guessed).
     """
@@ -67,6 +78,8 @@ class SqlLineage:
     writes: tuple[str, ...]
     statements: tuple[StatementLineage, ...]
     errors: tuple[str, ...]
+    read_locations: tuple[str, ...] = ()
+    written_locations: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -81,32 +94,14 @@ class ParsedStatement:
     tree: exp.Expr
     tokens: tuple[Token, ...]
     table_vars: frozenset[str]
+    sql: str = ""
 
 
 # The dialect object is immutable configuration; tokenizers and parsers are made per call.
 DIALECT = MaxCompute()
 
-COMMAND_KINDS: dict[str, str] = {**{verb: "ddl" for verb in ADMIN_VERBS}, **{verb: "other" for verb in SESSION_VERBS}}
-"""Statements the dialect keeps as a ``Command`` of a known verb: never move data."""
-# Raw-command fallbacks accepted as DDL when they hold no query (a CTAS sqlglot could not
-# parse falls back to a CREATE command too: that one is an error, not DDL).
-_DDL_COMMANDS = frozenset({"CREATE", "ALTER", "DROP", "DESC", "DESCRIBE", "USE", "TRUNCATE", "ANALYZE", "COMMENT"})
-_DDL_TYPES: tuple[type[exp.Expr], ...] = (
-    exp.Drop,
-    exp.Alter,
-    exp.Describe,
-    exp.TruncateTable,
-    exp.Use,
-    exp.Analyze,
-    exp.Comment,
-    exp.Grant,
-    exp.Revoke,
-    exp.Show,
-    exp.Refresh,
-    exp.Cache,
-    exp.Uncache,
-)
-_DML_KINDS: dict[type[exp.Expr], str] = {exp.Merge: "merge", exp.Update: "update", exp.Delete: "delete", exp.LoadData: "load"}
+FILE_FORMATS = frozenset({"parquet", "orc", "csv", "json", "text", "avro", "delta", "hudi", "binaryfile", "iceberg"})
+"""Spark's ``<format>.`<path>``` reads a path, not a table (``parquet.`oss://b/p```)."""
 
 
 class StatementError(Exception):
@@ -128,6 +123,8 @@ def table_lineage(sql: str, default_project: str | None = None) -> SqlLineage:
         writes=_sorted(name for s in statements for name in s.writes),
         statements=tuple(statements),
         errors=tuple(message for _, message in sorted(errors, key=lambda e: e[0])),
+        read_locations=_sorted(uri for s in statements for uri in s.read_locations),
+        written_locations=_sorted(uri for s in statements for uri in s.written_locations),
     )
 
 
@@ -145,7 +142,7 @@ def parse_script(sql: str) -> tuple[list[ParsedStatement], list[tuple[int, str]]
         if assigned:
             table_vars.add(assigned)  # even when its query fails: later ``FROM @v`` is still no table
         try:
-            parsed.append(ParsedStatement(index, _parse(tokens, sql or ""), tuple(tokens), frozenset(table_vars)))
+            parsed.append(ParsedStatement(index, _parse(tokens, sql or ""), tuple(tokens), frozenset(table_vars), sql or ""))
         except StatementError as e:
             errors.append((index, f"statement {index}: {e}"))
     if token_error is not None:
@@ -194,59 +191,104 @@ def _parse(tokens: list[Token], sql: str) -> exp.Expr:
 def _table_lineage(statement: ParsedStatement, project: str | None) -> StatementLineage:
     """Kind, reads and writes of one parsed statement; raises StatementError when unknowable."""
     tree = statement.tree
-    kind, targets = _classify(tree, statement.tokens)
-    if kind in ("ddl", "other"):
-        return StatementLineage(statement.index, kind, (), ())
-    target_ids = {id(t) for t in targets}
-    writes = [_table_name(t, project) for t in targets]
-    reads = [_table_name(t, project) for t in _source_tables(tree, statement.table_vars) if id(t) not in target_ids]
-    return StatementLineage(statement.index, kind, _sorted(reads), _sorted(writes))
+    found = classify(tree, statement.tokens)
+    if found is None:
+        raise StatementError(_unsupported(tree))
+    kind, match = found
+    reads, writes, read_at, written_at = LINEAGE_OF[kind.lineage](statement, match)
+    return StatementLineage(
+        statement.index, kind.kind,
+        _sorted(_table_name(t, project) for t in reads), _sorted(_table_name(t, project) for t in writes),
+        _sorted(read_at), _sorted(written_at), statement=kind.name,
+    )
 
 
-def _classify(tree: exp.Expr, tokens: tuple[Token, ...]) -> tuple[str, list[exp.Table]]:
-    """Statement kind and the Table nodes it writes."""
-    if isinstance(tree, Assignment):
-        return "select", []  # @v := <query>: a script-local result, whatever the query
-    if isinstance(tree, exp.MultitableInserts):
-        return "insert", [t for insert in tree.expressions if (t := _target(insert.this)) is not None]
-    if isinstance(tree, exp.Insert):
-        return "insert", [t for t in [_target(tree.this)] if t is not None]
-    if isinstance(tree, exp.Create):
-        return _classify_create(tree)
-    if isinstance(tree, exp.Alter) and any(isinstance(a, exp.Query) for a in tree.args.get("actions") or []):
-        return "create_view", [t for t in [_target(tree.this)] if t is not None]  # ALTER VIEW v AS SELECT
-    for node_type, kind in _DML_KINDS.items():
-        if isinstance(tree, node_type):
-            return kind, [t for t in [_target(tree.this)] if t is not None]
-    if isinstance(tree, exp.Query):
-        return "select", []
-    if isinstance(tree, _DDL_TYPES):
-        return "ddl", []
+Found = tuple[list[exp.Table], list[exp.Table], list[str], list[str]]
+"""Tables read, tables written, storage paths (canonical URIs) read, written."""
+
+
+def _unsupported(tree: exp.Expr) -> str:
     if isinstance(tree, exp.Command):
-        return _classify_command(tree, tokens), []
-    raise StatementError(f"not a supported SQL statement (parsed as {type(tree).__name__})")
+        return f"unsupported syntax: sqlglot could not parse this {tree.this} statement"
+    if isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query):
+        return f"unsupported CREATE {tree.args.get('kind')} ... AS query"
+    return f"not a supported SQL statement (parsed as {type(tree).__name__})"
 
 
-def _classify_create(tree: exp.Create) -> tuple[str, list[exp.Table]]:
-    """CREATE TABLE (plain, LIKE, AS query) and CREATE VIEW write their target; other CREATEs are DDL."""
-    if not isinstance(tree.expression, exp.Query):
-        if str(tree.args.get("kind") or "").upper() == "TABLE":
-            return "create_table", [t for t in [_target(tree.this)] if t is not None]  # LIKE src: a read
-        return "ddl", []
-    kind = {"TABLE": "ctas", "VIEW": "create_view"}.get(str(tree.args.get("kind") or "").upper())
-    if kind is None:
-        raise StatementError(f"unsupported CREATE {tree.args.get('kind')} ... AS query")
-    return kind, [t for t in [_target(tree.this)] if t is not None]
+def _no_lineage(_statement: ParsedStatement, _match: Match) -> Found:
+    return [], [], [], []
 
 
-def _classify_command(tree: exp.Command, tokens: tuple[Token, ...]) -> str:
-    """A known verb's kind; a raw-command fallback is DDL only if a DDL verb holding no query."""
-    verb = str(tree.this).upper()
-    if verb in COMMAND_KINDS:
-        return COMMAND_KINDS[verb]
-    if verb in _DDL_COMMANDS and not any(t.token_type == TokenType.SELECT for t in tokens):
-        return "ddl"
-    raise StatementError(f"unsupported syntax: sqlglot could not parse this {tree.this} statement")
+def _tree_lineage(statement: ParsedStatement, _match: Match) -> Found:
+    """The statement's targets are written; every other table in it is read, paths aside."""
+    tree = statement.tree
+    targets = _targets(tree)
+    target_ids = {id(t) for t in targets}
+    reads, read_at = [], []
+    for table in _source_tables(tree, statement.table_vars):
+        if id(table) in target_ids:
+            continue
+        path = _path_read(table)
+        if path is not None:
+            read_at.append(path)
+        else:
+            reads.append(table)
+    written_at = []
+    if isinstance(tree, exp.Insert) and isinstance(tree.this, exp.Directory):
+        written_at.append(_uri(tree.this.this, bool(tree.this.args.get("local"))))
+    if isinstance(tree, exp.LoadData) and tree.args.get("inpath") is not None:
+        read_at.append(_uri(tree.args["inpath"], bool(tree.args.get("local"))))
+    for prop in tree.find_all(exp.LocationProperty):
+        read_at.append(_uri(prop.this))  # an external table's data is at its LOCATION
+    return reads, targets, [p for p in read_at if p], [p for p in written_at if p]
+
+
+def _word_lineage(statement: ParsedStatement, match: Match) -> Found:
+    """What a word pattern named: ``{target}``/``{source}`` tables, paths, and ``(query)`` reads."""
+    writes = [_table_of(name) for name in match.names.get("target", [])]
+    reads = [_table_of(name) for name in match.names.get("source", [])]
+    read_at = [location_uri(p) for p in match.reads_at]
+    for tokens in match.queries:
+        query = _parse(list(tokens), statement.sql)
+        inner = ParsedStatement(statement.index, query, tokens, statement.table_vars, statement.sql)
+        more, _, more_at, _ = _tree_lineage(inner, match)
+        reads += more
+        read_at += more_at
+    written_at = [location_uri(p) for p in match.writes_at]
+    return reads, writes, [p for p in read_at if p], [p for p in written_at if p]
+
+
+LINEAGE_OF = {"none": _no_lineage, "tree": _tree_lineage, "words": _word_lineage}
+"""How a kind's reads and writes are found (``Kind.lineage``)."""
+
+
+def _targets(tree: exp.Expr) -> list[exp.Table]:
+    """The Table nodes a statement writes: each insert of a multi-insert, else its ``this``."""
+    if isinstance(tree, exp.MultitableInserts):
+        return [t for insert in tree.expressions if (t := _target(insert.this)) is not None]
+    if isinstance(tree, (Assignment, exp.Query)):
+        return []  # @v := <query>: a script-local result, whatever the query
+    return [t for t in [_target(tree.this)] if t is not None]
+
+
+def _path_read(table: exp.Table) -> str | None:
+    """``parquet.`oss://b/p``` (a format and a path): the path's URI; a real table: None."""
+    parts = table.parts
+    if len(parts) == 2 and parts[0].name.lower() in FILE_FORMATS and "/" in parts[1].name:
+        return location_uri(parts[1].name)
+    return None
+
+
+def _uri(node: exp.Expr | None, local: bool = False) -> str | None:
+    return location_uri(node.name, local) if isinstance(node, exp.Literal) else None
+
+
+def _table_of(name: str) -> exp.Table:
+    """A dotted name from a word pattern as a Table node (so names check like parsed ones)."""
+    parts = name.split(".")
+    if len(parts) > 3:
+        raise StatementError(f"unsupported table name {name!r}")
+    return exp.table_(parts[-1], db=parts[-2] if len(parts) > 1 else None, catalog=parts[-3] if len(parts) > 2 else None)
 
 
 def _target(node: exp.Expr | None) -> exp.Table | None:

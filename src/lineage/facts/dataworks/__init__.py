@@ -62,6 +62,7 @@ from lineage.facts.dataworks.helpers import (
     changed_table_ref,
     changed_table_project,
     downloaded,
+    downloaded_locations,
     uploaded,
     uploaded_table,
     DiJobs,
@@ -153,6 +154,9 @@ _DOWNLOAD: tuple[Emit, ...] = (
          note="operatorUid -> tables read by sqlText (SQL lineage; unqualified names in queryDwProjectName; "
               "MaxCompute data sources only)",
          extra=("module", "file_name", "rows", "file_size", "ip", "datasource", "workspace", "sql_errors")),
+    Emit(op="assert", src="User", rel="DOWNLOADED", dst="Location", fn=downloaded_locations,
+         note="operatorUid -> storage paths read by sqlText (Spark format.path reads): location:<scheme>://<bucket>/<path>",
+         extra=("module", "file_name", "workspace")),
 )
 
 

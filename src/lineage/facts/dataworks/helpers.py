@@ -337,6 +337,17 @@ def downloaded(event: ParsedEvent) -> Iterator[Out]:
         yield Out(user, named_table(ids.table_from_qualified(name)), props=props)
 
 
+def downloaded_locations(event: ParsedEvent) -> Iterator[Out]:
+    """Storage paths the download's query reads (``SELECT ... FROM parquet.`oss://...```)."""
+    body = body_of(event)
+    if not body.sql_text or not _is_maxcompute_source(body.datasource_name):
+        return
+    lineage = table_lineage(body.sql_text, default_project=_download_project(body))
+    for uri in lineage.read_locations:
+        yield Out(user_id(event.actor), ids.location(uri),
+                  props={"module": body.module_type, "file_name": body.file_name, "workspace": key_of(body.query_dw_project_id)})
+
+
 def uploaded(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     yield Out(user_id(event.actor), table_from_guid(body.table_guid), props={

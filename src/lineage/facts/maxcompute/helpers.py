@@ -218,6 +218,10 @@ def job_status(event: ParsedEvent) -> Iterator[Out]:
             props={**_job_props(event), "status": _data(event).status, "sql_error": error})
 
 
+LOCATIONS_OF = {"reads": "read_locations", "writes": "written_locations"}
+"""Storage paths (``parquet.`oss://...```, ``LOCATION '...'``) a job reads / writes, beside its tables."""
+
+
 def _tables(event: ParsedEvent, which: str) -> list[str]:
     lineage = _job_lineage(event)
     if lineage is None:
@@ -225,6 +229,13 @@ def _tables(event: ParsedEvent, which: str) -> list[str]:
     project = _text(_data(event).project_name)
     found = (ids.table_from_qualified(name, project) for name in getattr(lineage, which))
     return sorted({table for table in found if table})
+
+
+def _locations(event: ParsedEvent, which: str) -> list[str]:
+    lineage = _job_lineage(event)
+    if lineage is None:
+        return []
+    return sorted({loc for uri in getattr(lineage, LOCATIONS_OF[which]) if (loc := ids.location(uri))})
 
 
 def job_tables(event: ParsedEvent, which: str) -> Iterator[Out]:
@@ -241,6 +252,23 @@ def node_tables(event: ParsedEvent, which: str) -> Iterator[Out]:
         return
     for table in _tables(event, which):
         yield Out(ids.dataworks("Node", node), table,
+                props={"instance_id": _data(event).instance_id, "skynet_taskid": _skynet(event, "SKYNET_TASKID")})
+
+
+def job_locations(event: ParsedEvent, which: str) -> Iterator[Out]:
+    """Storage paths the finished job's SQL ``which`` ("reads"/"writes"): Location vertices."""
+    job = _job_id(_data(event).instance_id)
+    for location in _locations(event, which):
+        yield Out(job, location, props={"instance_id": _data(event).instance_id})
+
+
+def node_locations(event: ParsedEvent, which: str) -> Iterator[Out]:
+    """The same paths for the DataWorks node that scheduled the job (SKYNET_ID)."""
+    node = _skynet(event, "SKYNET_ID")
+    if not node:
+        return
+    for location in _locations(event, which):
+        yield Out(ids.dataworks("Node", node), location,
                 props={"instance_id": _data(event).instance_id, "skynet_taskid": _skynet(event, "SKYNET_TASKID")})
 
 
