@@ -52,9 +52,8 @@ def _time(value: datetime | None) -> str:
 
 
 def _interval(start: datetime | None, end: datetime | None) -> str:
-    if end is None:
-        return f"since {_time(start)}" if start else "always"
-    return f"{_time(start) if start else 'always'} to {_time(end)}"
+    """When a relationship shown as of an instant holds: from its start, until its end if it has one."""
+    return (_time(start) if start else "always") + (f" until {_time(end)}" if end else "")
 
 
 def _print(out: Console, columns: Sequence[Column], rows: list[list[str]], title: str) -> bool:
@@ -135,14 +134,14 @@ def show(vertex_id: str, warehouse: Path, as_of: str | None, limit: int, as_json
         title = f"relationships {direction} as of {moment}"
         if rows:
             shortened |= _print(out, [Column("relationship"), Column(other, is_id=True), Column("name"),
-                                      Column("valid (UTC)")], rows, title)
+                                      Column("since (UTC)", whole_words=True)], rows, title)
         else:
             out.print(f"{title}: none", markup=False, highlight=False)
     changes = entity.changes
     if changes:
         rows = [[_time(datetime.fromisoformat(c["time"]) if c["time"] else None), c["kind"], c["actor_name"] or "-",
                  c["source"] or "-"] for c in changes[:SHOW_CHANGES]]
-        _print(out, [Column("time"), Column("change"), Column("by"), Column("source")], rows,
+        _print(out, [Column("time (UTC)", whole_words=True), Column("change"), Column("by"), Column("source")], rows,
                f"latest changes ({min(len(changes), SHOW_CHANGES)} of {len(changes)}; all: lineage history)")
     else:
         out.print("changes: none recorded", markup=False)
@@ -182,7 +181,7 @@ def history(vertex_id: str, warehouse: Path, as_json: bool) -> None:
             what += f" ({e.detail})"
         rows.append([_time(e.time), what, e.other or ""])
     v = found.vertex
-    shortened = _print(out, [Column("time (UTC)"), Column("what"), Column("other end", is_id=True)], rows,
+    shortened = _print(out, [Column("time (UTC)", whole_words=True), Column("what"), Column("other end", is_id=True)], rows,
                        f"history of {v['label']} {v.get('name')} ({len(rows)} events)")
     if shortened:
         out.print(SHORTENED_NOTE, markup=False)
@@ -226,7 +225,7 @@ def diff(since: str, until: str, warehouse: Path, relationships: tuple[str, ...]
         for rel, group in sorted(groups.items()):
             rows += _capped([[f"{sign} {rel}", c.src_name, c.dst_name, _time(c.at)] for c in group], limit, 1)
     if rows:
-        _print(out, [Column("relationship"), Column("from"), Column("to"), Column("at (UTC)")], rows,
+        _print(out, [Column("relationship"), Column("from"), Column("to"), Column("at (UTC)", whole_words=True)], rows,
                "edges by name (+ opened, - closed; --json has their ids)")
     rows = []
     for sign, changes in (("+", found.created or ()), ("-", found.deleted or ())):
@@ -236,7 +235,7 @@ def diff(since: str, until: str, warehouse: Path, relationships: tuple[str, ...]
         for label, group in sorted(groups.items()):
             rows += _capped([[f"{sign} {label}", c.name, c.id, _time(c.at)] for c in group], limit, 1)
     if rows:
-        shortened |= _print(out, [Column("label"), Column("name"), Column("id", is_id=True), Column("at (UTC)")],
+        shortened |= _print(out, [Column("label"), Column("name"), Column("id", is_id=True), Column("at (UTC)", whole_words=True)],
                             rows, "vertices (+ created, - deleted)")
     if shortened:
         out.print(SHORTENED_NOTE, markup=False)

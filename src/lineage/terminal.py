@@ -38,6 +38,7 @@ class Column:
     header: str
     is_id: bool = False
     justify: str = "left"
+    whole_words: bool = False  # e.g. times: the last column to wrap inside a word
 
 
 def overhead(columns: int) -> int:
@@ -67,7 +68,8 @@ def widths(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]])
     share = int(inner * ID_SHARE) // len(ids) if ids else 0
     least = sum(min(n, max(share, MIN_ID, cell_len(columns[i].header))) for n, i in ids)
     while sum(result[i] for i in texts) + least > inner and any(result[i] > MIN_TEXT for i in texts):
-        widest = max(texts, key=lambda i: result[i])  # too narrow for whole words: the widest wraps inside them
+        # too narrow for whole words: the widest column wraps inside them (times last)
+        widest = max(texts, key=lambda i: (result[i] > MIN_TEXT, not columns[i].whole_words, result[i]))
         result[widest] -= 1
     room = inner - sum(result[i] for i in texts)
     for done, (want, i) in enumerate(ids):

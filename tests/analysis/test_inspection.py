@@ -158,3 +158,15 @@ def test_diff_agrees_with_the_as_of_snapshots():
                 assert v["id"] in created
             if before and not after:
                 assert v["id"] in deleted
+
+
+def test_show_leaves_out_edges_to_an_entity_that_is_gone():
+    """The stored graph keeps a dropped table's open grant; show walks it as the engines do:
+    only between two ids that are vertices at that instant."""
+    edges = EDGES + [edge(USER, "CAN_ACCESS", DROPPED, T + H)]  # never revoked
+    before = show_rows(DROPPED, VERTICES, edges, CHANGES, as_of=T + 4 * H)
+    assert ("in", "CAN_ACCESS", USER) in {(k.direction, k.relationship, k.other) for k in before.links}
+    after = show_rows(DROPPED, VERTICES, edges, CHANGES, as_of=T + 6 * H)
+    assert after.links == () and not after.exists
+    bob = show_rows(USER, VERTICES, edges, CHANGES, as_of=T + 6 * H)
+    assert DROPPED not in {k.other for k in bob.links} and TABLE in {k.other for k in bob.links}

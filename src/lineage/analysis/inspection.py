@@ -3,7 +3,9 @@ in the whole graph between two instants (``diff``).
 
 Pure functions over the parquet rows (``graph.api.load_rows``/``change_rows``: pyarrow, no JVM),
 so these answers come back in a second. Every "was it there at t" question is the one rule of
-:mod:`lineage.graph.asof` (``contains``): ``show`` keeps the edge rows valid at its instant,
+:mod:`lineage.graph.asof` (``contains``): ``show`` keeps the edge rows valid at its instant
+between two vertices that exist then (what the engines walk: a dropped table's grants are not
+closed in the stored graph, but they lead nowhere once it is gone),
 ``diff`` asks whether an interval's start (or end) lies in ``(from, to]`` by testing the
 half-interval against both instants, so an edge valid at ``from`` and not at ``to`` is always
 listed as closed, and the converse as opened.
@@ -24,6 +26,13 @@ from lineage.ids import RELATIONSHIPS, key_of
 OUT, IN = "out", "in"
 EVENT_ORDER = ("first_seen", "opened", "change", "closed", "deleted")
 """Events of one instant, in the order they read as a story."""
+FIRST_KINDS = ("create", "node_create")
+LAST_KINDS = ("drop", "node_delete", "project_deletion")
+"""Changes of one instant: a creation before the rest, a deletion after them."""
+
+
+def kind_rank(kind: str | None) -> int:
+    return 0 if kind in FIRST_KINDS else 2 if kind in LAST_KINDS else 1
 
 Row = Mapping[str, Any]
 
@@ -129,10 +138,14 @@ def show_rows(vertex_id: str, vertices: Sequence[Row], edges: Sequence[Row], cha
         now = now or datetime.now(timezone.utc)
         moment, why = (deleted - timedelta(microseconds=1), "before deletion") if deleted else (now, "now")
     names = names_by_id(vertices)
-    links = links_of(vertex_id, (e for e in edges if valid_at(e, moment)), names)
+    rows = {v["id"]: v for v in vertices}
+    # as the engines walk: an edge valid then, between two ids that are vertices then
+    links = links_of(vertex_id, (e for e in edges if valid_at(e, moment) and e["src"] in rows and e["dst"] in rows
+                                 and exists_at(rows[e["src"]], moment) and exists_at(rows[e["dst"]], moment)), names)
     until = moment if why == "given" else None  # a deleted entity's drop is among its latest changes
     mine = [c for c in changes if c["entity_id"] == vertex_id and (until is None or c.get("time") is None or c["time"] <= until)]
-    mine.sort(key=lambda c: (c.get("time") is not None, c.get("time") or datetime.min, c["change_id"]), reverse=True)
+    mine.sort(key=lambda c: (c.get("time") is not None, c.get("time") or datetime.min, kind_rank(c["kind"]),
+                             c["change_id"]), reverse=True)
     return Entity(vertex, moment, why, exists_at(vertex, moment), tuple(links),
                   tuple(_change_json(c, names) for c in mine))
 
@@ -165,6 +178,7 @@ class Event:
 
     def sort_key(self) -> tuple[Any, ...]:
         return (self.time is not None, self.time or datetime.min, EVENT_ORDER.index(self.event),
+                kind_rank(self.detail) if self.event == "change" else 0,
                 self.relationship or "", self.direction or "", self.other or "", self.change_id or "")
 
     def to_json(self) -> dict[str, Any]:
