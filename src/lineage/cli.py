@@ -69,7 +69,7 @@ class _Group(click.Group):
                 click.echo(exc.line.format(exc), err=True)
                 sys.exit(exc.exit_code)
             if not debug:
-                say(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)")
+                say(f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())} (run with --debug for details)")  # one line, even for a multi-line message
             sys.exit(1)
 
 
