@@ -69,7 +69,8 @@ class _Group(click.Group):
                 click.echo(exc.line.format(exc), err=True)
                 sys.exit(exc.exit_code)
             if not debug:
-                say(f"internal error: {type(exc).__name__}: {' '.join(str(exc).split())} (run with --debug for details)")  # one line, even for a multi-line message
+                message = " ".join(str(exc).split())  # one line, even for a multi-line message
+                say(f"internal error: {type(exc).__name__}: {message} (run with --debug for details)")
             sys.exit(1)
 
 
