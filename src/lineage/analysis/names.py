@@ -154,5 +154,14 @@ def vertex_rows(warehouse: str | Path) -> list[dict[str, Any]]:
 
 
 def resolve_in(warehouse: str | Path, texts: Iterable[str]) -> tuple[str, ...]:
-    """The canonical ids ``texts`` mean in the warehouse's graph (see :func:`resolve`)."""
+    """The canonical ids ``texts`` mean in the warehouse's graph (see :func:`resolve`). Ids are
+    checked against the id column alone; the names are read only when something is not an id."""
+    import pyarrow.parquet as pq
+
+    from lineage.graph.api import built
+
+    texts = tuple(texts)
+    ids = set(pq.read_table(str(built(warehouse, "vertices").vertices), columns=["id"]).column("id").to_pylist())
+    if all(t in ids for t in texts):
+        return texts
     return resolve_all(texts, vertex_rows(warehouse))
