@@ -19,6 +19,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from lineage.cli_inspect import COMMANDS as INSPECT_COMMANDS, resolving
 from lineage.errors import LineageError, UsageError
 
 if TYPE_CHECKING:
@@ -68,7 +69,8 @@ class _Group(click.Group):
                 click.echo(exc.line.format(exc), err=True)
                 sys.exit(exc.exit_code)
             if not debug:
-                say(f"internal error: {type(exc).__name__}: {exc} (run with --debug for details)")
+                message = " ".join(str(exc).split())  # one line, even for a multi-line message
+                say(f"internal error: {type(exc).__name__}: {message} (run with --debug for details)")
             sys.exit(1)
 
 
@@ -185,6 +187,7 @@ ENGINE_CHOICE = click.Choice(["auto", "local", "spark"])
 @click.option("--relationship", "relationships", multiple=True, metavar="REL",
               help="Follow only these relationships (repeatable; default: every impact rule).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@resolving("ids")
 def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: int | None, engine: str,
            relationships: tuple[str, ...], as_json: bool) -> None:
     """If these vertices change, what breaks and who will notice (downstream impact)."""
@@ -211,6 +214,7 @@ def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: 
 @click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
 @click.option("--as-of", "as_of", metavar="ISO", help="Ask about access as it was then (default: now).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@resolving("target")
 def access(target: str, warehouse: Path, as_of: str | None, as_json: bool) -> None:
     """Who can read TARGET, through which grants, and since when."""
     from lineage.analysis.api import access as run_access
@@ -621,6 +625,10 @@ def _print_ingest(result) -> None:
         out.print(f"empty files (no records): {', '.join(result.empty_files)}", markup=False, soft_wrap=True)
     for example in result.quarantine_examples[:5]:
         out.print(f"quarantined {example['file']}:{example['line']}: {example['reason']}", markup=False, soft_wrap=True)
+
+
+for _command in INSPECT_COMMANDS:  # search, show, history, diff (lineage.cli_inspect)
+    main.add_command(_command)
 
 
 if __name__ == "__main__":  # pragma: no cover
