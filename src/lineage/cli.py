@@ -19,6 +19,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from lineage.cli_lineage import FORMAT_CHOICE, print_answer, upstream
 from lineage.errors import LineageError, UsageError
 
 if TYPE_CHECKING:
@@ -84,6 +85,9 @@ def main(ctx: click.Context, debug: bool, graphframes: str | None, spark_master:
     """Lineage and change impact across DataWorks, MaxCompute, Dataphin and DataHub."""
     # options win over LINEAGE_GRAPHFRAMES / LINEAGE_SPARK_MASTER; read by settings() when needed
     ctx.obj = {"debug": debug, "overrides": {"graphframes": graphframes or None, "spark_master": spark_master or None}}
+
+
+main.add_command(upstream)
 
 
 @main.command()
@@ -184,26 +188,17 @@ ENGINE_CHOICE = click.Choice(["auto", "local", "spark"])
               help="networkx in memory (local) or GraphFrames (spark); auto picks by graph size.")
 @click.option("--relationship", "relationships", multiple=True, metavar="REL",
               help="Follow only these relationships (repeatable; default: every impact rule).")
+@click.option("--all", "every", is_flag=True, help="List every vertex (instances and jobs not collapsed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@click.option("--format", "fmt", type=FORMAT_CHOICE, help="Print the affected subgraph for Graphviz, Mermaid or Gephi/yEd.")
 def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: int | None, engine: str,
-           relationships: tuple[str, ...], as_json: bool) -> None:
+           relationships: tuple[str, ...], every: bool, as_json: bool, fmt: str | None) -> None:
     """If these vertices change, what breaks and who will notice (downstream impact)."""
     from lineage.analysis.api import impact as run_impact
 
     result = run_impact(warehouse, ids, as_of=as_of, max_depth=max_depth, engine=engine,
                         relationships=relationships or None)
-    if as_json:
-        click.echo(json.dumps(result.to_json()))
-        return
-    out = Console()
-    table = Table(title=f"impact of {', '.join(ids)} as of {result.as_of.isoformat()} ({result.engine} engine)")
-    for column in ("distance", "label", "id", "path"):
-        table.add_column(column, justify="right" if column == "distance" else "left", overflow="fold")
-    for a in result.affected:
-        table.add_row(str(a.distance), a.label, a.id, " -> ".join(a.path))
-    out.print(table)
-    summary = ", ".join(f"{label} {count}" for label, count in result.summary.items()) or "nothing"
-    out.print(f"affected: {len(result.affected)} ({summary})", markup=False, soft_wrap=True)
+    print_answer(warehouse, result, question="impact", downstream=True, as_json=as_json, fmt=fmt, every=every)
 
 
 @main.command()

@@ -16,6 +16,7 @@ from lineage.analysis import access as access_analysis
 from lineage.analysis import propagation
 from lineage.analysis.blast import ChangeImpact, Traversal, blast_radius, blast_stream
 from lineage.analysis.engine import Affected, choose_engine, open_engine
+from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
 from lineage.errors import UsageError
 from lineage.graph.api import change_rows, load_rows
 
@@ -58,14 +59,46 @@ def impact(
     spark: "SparkSession | None" = None,
 ) -> ImpactResult:
     """What breaks and who must be told if ``ids`` change (downstream along the impact rules)."""
+    return _reach(ImpactResult, warehouse, ids, IMPACT_RULES, as_of=as_of, max_depth=max_depth, engine=engine,
+                  relationships=relationships, spark=spark)
+
+
+@dataclass(frozen=True)
+class UpstreamResult(ImpactResult):
+    """Where the sources' data comes from: ``affected`` are the upstream vertices (tables, and the
+    jobs and nodes writing them), ``path`` runs from a source back to each."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract: sources, upstream (id, label, distance, path), summary."""
+        doc = super().to_json()
+        return {"sources": doc["sources"], "upstream": doc["affected"], "summary": doc["summary"]}
+
+
+def upstream(
+    warehouse: str | Path,
+    ids: Sequence[str],
+    *,
+    as_of: Any = None,
+    max_depth: int | None = None,
+    engine: str = "auto",
+    spark: "SparkSession | None" = None,
+) -> UpstreamResult:
+    """Where ``ids``' data comes from, hop by hop (the upstream rules: the reverse of the data flow)."""
+    return _reach(UpstreamResult, warehouse, ids, UPSTREAM_RULES, as_of=as_of, max_depth=max_depth, engine=engine,
+                  spark=spark)
+
+
+def _reach(kind: type[ImpactResult], warehouse: str | Path, ids: Sequence[str], rules: Sequence[ImpactRule], *,
+           as_of: Any, max_depth: int | None, engine: str, relationships: Sequence[str] | None = None,
+           spark: "SparkSession | None" = None) -> Any:
     moment = access_analysis.moment_of(as_of)
     runner = open_engine(warehouse, engine=engine, as_of=moment, spark=spark)
     known = runner.labels(ids)
     missing = [i for i in ids if i not in known]
     if missing:
         raise UnknownIds(f"not in the graph as of {moment.isoformat()}: {', '.join(missing)}")
-    affected = runner.reach(list(dict.fromkeys(ids)), max_depth=max_depth, relationships=relationships)
-    return ImpactResult(tuple(dict.fromkeys(ids)), tuple(affected), moment, runner.name)
+    affected = runner.reach(list(dict.fromkeys(ids)), rules=rules, max_depth=max_depth, relationships=relationships)
+    return kind(tuple(dict.fromkeys(ids)), tuple(affected), moment, runner.name)
 
 
 @dataclass(frozen=True)
