@@ -19,7 +19,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from lineage.cli_lineage import FORMAT_CHOICE, print_answer, upstream
+from lineage.cli_lineage import FORMAT_CHOICE, print_access, print_answer, upstream
 from lineage.errors import LineageError, UsageError
 
 if TYPE_CHECKING:
@@ -214,15 +214,7 @@ def access(target: str, warehouse: Path, as_of: str | None, as_json: bool) -> No
     if as_json:
         click.echo(json.dumps(result.to_json()))
         return
-    out = Console()
-    table = Table(title=f"who can access {target} as of {result.as_of.isoformat()}")
-    for column in ("principal", "name", "label", "privileges", "how", "path"):
-        table.add_column(column, overflow="fold")
-    for p in result.principals:
-        how = ", ".join(getattr(p, "kinds", ()) or ())
-        table.add_row(p.id, p.name, p.label, ", ".join(p.privileges), how, " -> ".join(p.paths[0]))
-    out.print(table)
-    out.print(f"{len(result.principals)} principal(s)", markup=False)
+    print_access(warehouse, result)
 
 
 @main.command()

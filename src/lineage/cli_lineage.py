@@ -51,6 +51,18 @@ def print_answer(warehouse: Path, result: Any, *, question: str, downstream: boo
     click.echo("\n".join(lines))
 
 
+def print_access(warehouse: Path, result: Any) -> None:
+    """The human answer of `access`, at the terminal's width."""
+    from lineage.analysis.ownership import PRIVILEGES
+    from lineage.render.columns import terminal_width
+    from lineage.render.text import access_answer
+    from lineage.report.context import Context
+
+    ctx = Context.of(warehouse)
+    every = PRIVILEGES.get(ctx.label(result.target), ())
+    click.echo("\n".join(access_answer(result, name=ctx.name, width=terminal_width(), every=every)))
+
+
 @click.command()
 @click.argument("ids", nargs=-1, required=True)
 @click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")

@@ -104,11 +104,13 @@ def _reach(kind: type[ImpactResult], warehouse: str | Path, ids: Sequence[str], 
 @dataclass(frozen=True)
 class AccessResult:
     target: str
-    principals: tuple[Any, ...]  # access_analysis.Principal
+    principals: tuple[Any, ...]  # access_analysis.Principal: who can read through grants
     as_of: datetime
+    owners: tuple[Any, ...] = ()  # MaxCompute owners and project admins (lineage.analysis.ownership)
+    metadata_owners: tuple[tuple[str, Any], ...] = ()  # (id, since): OWNS edges, which grant nothing
 
     def to_json(self) -> dict[str, Any]:
-        """Exactly the contract: target, principals (id, label, privileges, path)."""
+        """Exactly the contract: target, principals (id, label, privileges, path) -- the grants."""
         return {
             "target": self.target,
             "principals": [
@@ -119,14 +121,20 @@ class AccessResult:
 
 
 def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessResult:
-    """Every principal who can read ``target`` as of a time, and how (one path each in JSON)."""
+    """Every principal who can read ``target`` as of a time, and how (one path each in JSON); also
+    its MaxCompute owners and admins, and its catalogue (metadata) owners."""
+    from lineage.analysis import ownership
+
     moment = access_analysis.moment_of(as_of)
     vertices, edges = load_rows(warehouse)
     if not any(v["id"] == target for v in vertices):
         raise UnknownIds(f"not in the graph: {target}")
-    principals = access_analysis.who_can_access(vertices, edges, target, as_of=moment)
+    snap = access_analysis.snapshot(vertices, edges, moment)
+    principals = access_analysis.principals_at(snap, target).values()
+    owners = ownership.owners_and_admins(snap, target, ownership.creators(change_rows(warehouse)))
     # a label grant alone is a clearance, not a way to read: not listed as access
-    return AccessResult(target, tuple(p for p in principals if p.reads), moment)
+    return AccessResult(target, tuple(p for p in principals if p.reads), moment, tuple(owners.values()),
+                        tuple(ownership.metadata_owners(snap, target)))
 
 
 def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | None = None) -> list[Any]:

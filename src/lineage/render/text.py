@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timezone
+from typing import Any
 
 from lineage.analysis.people import Tell
 from lineage.render.columns import Col, shorten, table, wrap
@@ -68,4 +69,44 @@ def answer(
         collapsed = sum(len(i.members) for i in items)
         extra = f", {collapsed} collapsed into them" if collapsed and label != "Job" else ""
         lines += ["", f"{label} ({len(items)}{extra})", *_items(items, picture, name, width)]
+    return lines
+
+
+ACCESS_COLUMNS = (Col("name", shrink=1, least=16), Col("id", shrink=3, least=20), Col("how"),
+                  Col("privileges", shrink=2, least=16), Col("through", shrink=2, least=12), Col("since"), Col("until"))
+
+
+def when(moment: datetime | None) -> str:
+    """``2024-07-05 00:00`` (UTC), ``-`` when unknown or open."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M") if moment else "-"
+
+
+def _privileges(principal: Any, every: Sequence[str]) -> str:
+    return "all" if every and tuple(principal.privileges) == tuple(every) else ", ".join(principal.privileges) or "-"
+
+
+def _principal_rows(principals: Sequence[Any], name: Callable[[str], str], every: Sequence[str] = ()) -> list[list[str]]:
+    rows = []
+    for p in principals:
+        through = ", ".join(dict.fromkeys(name(v) for path in p.paths for v in path[1:-1])) or "-"
+        rows.append([p.name or name(p.id), p.id, ", ".join(p.kinds), _privileges(p, every), through, when(p.since),
+                     when(p.expires_at)])
+    return rows
+
+
+def access_answer(result: Any, *, name: Callable[[str], str], width: int, every: Sequence[str] = ()) -> list[str]:
+    """Who can access a target: grants, MaxCompute owner and admins, then catalogue owners apart."""
+    lines = wrap("who can access ", [f"{name(result.target)} ({result.target})"], width)
+    lines.append(f"as of {result.as_of.isoformat()}")
+    lines += ["", f"through grants ({len(result.principals)})"]
+    lines += table(ACCESS_COLUMNS, _principal_rows(result.principals, name), width) if result.principals else ["  nobody"]
+    lines += ["", f"owner and administrators, every privilege ({len(result.owners)})"]
+    lines += table(ACCESS_COLUMNS, _principal_rows(result.owners, name, every), width) if result.owners else \
+        ["  none the events show"]
+    lines += ["", f"owners (metadata), no access by itself ({len(result.metadata_owners)})"]
+    rows = [[name(pid), pid, when(since)] for pid, since in result.metadata_owners]
+    lines += table((Col("name", shrink=1, least=16), Col("id", shrink=2, least=20), Col("since")), rows, width) \
+        if rows else ["  none"]
+    count = len({p.id for p in (*result.principals, *result.owners)})
+    lines += ["", f"{count} principal(s) can access it"]
     return lines
