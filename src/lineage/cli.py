@@ -19,7 +19,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from lineage.cli_lineage import FORMAT_CHOICE, print_access, print_answer, upstream
+from lineage.cli_lineage import FORMAT_CHOICE, print_access, print_answer, print_blast, upstream
 from lineage.errors import LineageError, UsageError
 
 if TYPE_CHECKING:
@@ -268,15 +268,7 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
     if as_json:
         click.echo(json.dumps({"since": since, "until": until, "changes": [r.to_json() for r in ranked]}))
         return
-    out = Console()
-    table = Table(title=f"blast radius of {len(ranked)} change(s)")
-    for column in ("score", "time", "kind", "entity", "actor", "affected"):
-        table.add_column(column, justify="right" if column == "score" else "left", overflow="fold")
-    for r in ranked[:top]:
-        summary = ", ".join(f"{label} {count}" for label, count in r.summary.items()) or "-"
-        table.add_row(f"{r.score:g}", r.time.isoformat() if r.time else "-", r.kind, r.entity_id, r.actor or "-", summary)
-    out.print(table)
-    out.print("score = kind factor x sum(label weight / distance); see README 'Blast radius'", markup=False)
+    print_blast(warehouse, ranked, top)
 
 
 def _write_report(warehouse: Path, out: Path, week: str | None, since: str | None, until: str | None, engine: str,

@@ -1,4 +1,4 @@
-"""`lineage upstream`, and the human and picture output `impact` and `upstream` share.
+"""`lineage upstream`, and the human and picture output of `impact`, `upstream`, `access`, `blast-radius`.
 
 The command parses options, calls one library function (:mod:`lineage.analysis.api`) and prints:
 ``--json`` the contract's document, ``--format dot|mermaid|graphml`` the collapsed subgraph
@@ -61,6 +61,16 @@ def print_access(warehouse: Path, result: Any) -> None:
     ctx = Context.of(warehouse)
     every = PRIVILEGES.get(ctx.label(result.target), ())
     click.echo("\n".join(access_answer(result, name=ctx.name, width=terminal_width(), every=every)))
+
+
+def print_blast(warehouse: Path, ranked: Sequence[Any], top: int) -> None:
+    """The human table of `blast-radius`: changes by name, at the terminal's width."""
+    from lineage.render.columns import terminal_width
+    from lineage.render.text import blast_answer
+    from lineage.report.context import Context
+
+    ctx = Context.of(warehouse)
+    click.echo("\n".join(blast_answer(ranked, top, name=ctx.name, width=terminal_width())))
 
 
 @click.command()

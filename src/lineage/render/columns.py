@@ -17,6 +17,7 @@ from dataclasses import dataclass
 ELLIPSIS = "…"
 MIN_WIDTH = 12
 GAP = "  "
+NBSP = "\u00a0"
 
 
 def terminal_width(default: int = 120) -> int:
@@ -41,26 +42,46 @@ class Col:
     header: str
     shrink: int = 0  # 0: never shortened; higher shrinks first
     least: int = MIN_WIDTH  # never shortened below this (nor below the header)
+    wrap: bool = False  # the last column: continued on the next lines instead of shortened
     right: bool = False
 
 
 def widths(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, indent: int = 0) -> list[int]:
     """Each column's width: its widest cell, then shrinkable columns (highest ``shrink`` first)
-    narrowed until the row fits ``width`` or every one is at its minimum."""
+    narrowed until the row fits ``width`` or every one is at its minimum; a wrapping last
+    column takes what is left (at least its ``least``)."""
     natural = [max([len(c.header), *(len(r[i]) for r in rows)]) for i, c in enumerate(cols)]
     out = list(natural)
+    if cols and cols[-1].wrap:
+        out[-1] = min(natural[-1], max(cols[-1].least, len(cols[-1].header)))
     excess = indent + sum(out) + len(GAP) * (len(cols) - 1) - width
     for level in sorted({c.shrink for c in cols if c.shrink}, reverse=True):
         if excess <= 0:
             break
         for i, c in enumerate(cols):
-            if c.shrink != level or excess <= 0:
+            if c.shrink != level or excess <= 0 or c.wrap:
                 continue
             floor = min(natural[i], max(len(c.header), c.least))
             take = min(excess, out[i] - floor)
             out[i] -= take
             excess -= take
+    if cols and cols[-1].wrap and excess < 0:
+        out[-1] = min(natural[-1], out[-1] - excess)
     return out
+
+
+def wrapped(text: str, size: int) -> list[str]:
+    """``text`` in lines of at most ``size`` characters, broken after a ``,`` or ``;`` (a list's
+    items stay whole) or, in an item longer than a line, at its spaces; only a word longer than
+    a line is shortened in the middle."""
+    import re
+    import textwrap
+
+    items = re.split(r"(?<=[,;]) ", text)
+    joined = " ".join(item.replace(" ", NBSP) if len(item) <= size else
+                      " ".join(shorten(word, size) for word in item.split(" ")) for item in items)
+    lines = textwrap.wrap(joined, size, break_long_words=False, break_on_hyphens=False) or [""]
+    return [line.replace(NBSP, " ") for line in lines]
 
 
 def table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, indent: int = 2) -> list[str]:
@@ -68,28 +89,33 @@ def table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, indent
     sizes = widths(cols, rows, width, indent)
     pad = " " * indent
 
-    def line(cells: Sequence[str]) -> str:
+    def lines(cells: Sequence[str]) -> list[str]:
         parts = []
         for cell, col, size in zip(cells, cols, sizes):
+            if col.wrap:
+                continue
             text = shorten(cell, size)
             parts.append(text.rjust(size) if col.right else text.ljust(size))
-        return (pad + GAP.join(parts)).rstrip()
+        if not cols[-1].wrap:
+            return [(pad + GAP.join(parts)).rstrip()]
+        tail = wrapped(cells[-1], sizes[-1])
+        lead = pad + GAP.join(parts) + GAP
+        return [(lead + tail[0]).rstrip(), *((" " * len(lead) + more).rstrip() for more in tail[1:])]
 
-    return [line([c.header for c in cols]), *(line(r) for r in rows)]
+    out = lines([c.header for c in cols])
+    for row in rows:
+        out += lines(row)
+    return out
 
 
 def wrap(prefix: str, items: Sequence[str], width: int, sep: str = ", ") -> list[str]:
-    """``prefix`` then ``items`` joined by ``sep``, continued on indented lines at ``width``
-    (an item longer than a line gets a line of its own, whole)."""
-    lines, current = [], prefix
-    indent = " " * len(prefix)
-    for i, item in enumerate(items):
-        piece = item + (sep.rstrip() if i < len(items) - 1 else "")
-        candidate = current + ("" if current in (prefix, indent) else " ") + piece
-        if len(candidate) > width and current not in (prefix, indent):
-            lines.append(current)
-            current = indent + piece
-        else:
-            current = candidate
-    lines.append(current)
-    return lines
+    """``prefix`` then ``items`` joined by ``sep``, broken at spaces into lines of ``width``,
+    continued under the text (a word longer than a line is shortened in the middle)."""
+    import textwrap
+
+    indent = " " * min(len(prefix), max(width // 3, 0))
+    # an item is one word (a no-break space inside it), a longer one than a line shortened
+    words = [shorten(item, width - len(indent)).replace(" ", NBSP) for item in items]
+    lines = textwrap.wrap(sep.join(words), width, initial_indent=prefix, subsequent_indent=indent,
+                          break_long_words=False, break_on_hyphens=False) or [prefix.rstrip()]
+    return [line.replace(NBSP, " ") for line in lines]
