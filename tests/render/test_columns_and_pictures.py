@@ -101,7 +101,8 @@ def test_upstream_is_drawn_the_way_data_flows():
 
 
 def test_mermaid_escapes_labels():
-    assert mermaid_text('b "quoted" <b>\nTable x') == "b &quot;quoted&quot; &lt;b&gt;<br/>Table x"
+    assert mermaid_text('b "quoted" <b>\nTable x') == "b #quot;quoted#quot; #lt;b#gt;<br/>Table x"
+    assert mermaid_text("a#b [x] 'y' & z") == "a#35;b #91;x#93; 'y' #amp; z"
     affected, snap = answer([A], IMPACT_RULES)
     text = to_mermaid(picture(snap, [A], affected, IMPACT_RULES))
     labels = re.findall(r'\["(.*)"\]', text)
