@@ -182,3 +182,23 @@ def test_graphml_reads_with_networkx(demo_warehouse, tmp_path):
     assert graph.nodes[DWS_NODE]["collapsed"].startswith("5 jobs, 5 instances")
     assert graph.has_edge(T("dwd_orders"), DWS_NODE) and graph.has_edge(DWS_NODE, T("dws_sales_daily"))
     assert not any(n.startswith("instance:") for n in graph.nodes)
+
+
+def test_blast_radius_table_names_changes_and_fits(demo_warehouse):
+    ranked = json.loads(cli("blast-radius", "--warehouse", demo_warehouse, "--engine", "local", "--json"))["changes"]
+    out = cli("blast-radius", "--warehouse", demo_warehouse, "--engine", "local", "--top", "3", columns=80)
+    lines = out.splitlines()
+    assert lines[0] == f"blast radius of {len(ranked)} change(s), the top 3"
+    assert all(len(line) <= 80 for line in lines)
+    first = lines[2]
+    assert first.split()[:2] == ["1", f"{ranked[0]['score']:g}"] and "dwd_orders" in first
+    # the affected counts wrap between items, never inside one: every "Label n" is whole on its line
+    second = next(i for i, line in enumerate(lines) if re.match(r"\s+2\s", line))
+    counts = re.findall(r"([A-Z][A-Za-z]+) (\d+)", "\n".join(line.split("_orders")[-1] for line in lines[2:second]))
+    assert {label: int(n) for label, n in counts} == ranked[0]["summary"]
+
+
+def test_json_and_format_together_is_a_usage_error(demo_warehouse):
+    result = CliRunner().invoke(main, ["impact", T("dwd_orders"), "--warehouse", str(demo_warehouse), "--json",
+                                       "--format", "dot"])
+    assert result.exit_code == 2 and "--json or --format" in result.output

@@ -148,10 +148,20 @@ BLAST_COLUMNS = (Col("#", right=True), Col("score", right=True), Col("time"), Co
 
 
 def blast_answer(ranked: Sequence[Any], top: int, *, name: Callable[[str], str], width: int) -> list[str]:
-    """The ranked changes of a window, by name, the affected counts in label order."""
+    """The ranked changes of a window, by name, the affected counts in label order; when the
+    table does not fit, each change's id and counts go on wrapped lines under its row."""
     rows = [[str(i), f"{r.score:g}", when(r.time), r.kind, name(r.entity_id), r.entity_id,
              ", ".join(f"{label} {r.summary[label]}" for label in sorted(r.summary, key=label_rank)) or "-"]
             for i, r in enumerate(ranked[:top], 1)]
     lines = [f"blast radius of {len(ranked)} change(s)" + (f", the top {top}" if len(ranked) > top else "")]
-    lines += table(BLAST_COLUMNS, rows, width) if rows else ["  no change in the window"]
+    if not rows:
+        lines.append("  no change in the window")
+    elif max(map(len, wide := table(BLAST_COLUMNS, rows, width))) <= width:
+        lines += wide
+    else:
+        narrow = table(BLAST_COLUMNS[:5], [row[:5] for row in rows], width)
+        lines.append(narrow[0])
+        for row, line in zip(rows, narrow[1:]):
+            lines.append(line)
+            lines += [f"      {more}" for more in wrapped(f"{row[5]}: {row[6]}", width - 6)]
     return [*lines, "score = kind factor x sum(label weight / distance); see README 'Blast radius'"]
