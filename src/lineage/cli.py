@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from lineage.cli_inspect import COMMANDS as INSPECT_COMMANDS, resolving
+from lineage.cli_lineage import FORMAT_CHOICE, print_access, print_answer, print_blast, upstream
 from lineage.errors import LineageError, UsageError
 
 if TYPE_CHECKING:
@@ -86,6 +87,9 @@ def main(ctx: click.Context, debug: bool, graphframes: str | None, spark_master:
     """Lineage and change impact across DataWorks, MaxCompute, Dataphin and DataHub."""
     # options win over LINEAGE_GRAPHFRAMES / LINEAGE_SPARK_MASTER; read by settings() when needed
     ctx.obj = {"debug": debug, "overrides": {"graphframes": graphframes or None, "spark_master": spark_master or None}}
+
+
+main.add_command(upstream)
 
 
 @main.command()
@@ -186,27 +190,18 @@ ENGINE_CHOICE = click.Choice(["auto", "local", "spark"])
               help="networkx in memory (local) or GraphFrames (spark); auto picks by graph size.")
 @click.option("--relationship", "relationships", multiple=True, metavar="REL",
               help="Follow only these relationships (repeatable; default: every impact rule).")
+@click.option("--all", "every", is_flag=True, help="List every vertex (instances and jobs not collapsed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@click.option("--format", "fmt", type=FORMAT_CHOICE, help="Print the affected subgraph for Graphviz, Mermaid or Gephi/yEd.")
 @resolving("ids")
 def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: int | None, engine: str,
-           relationships: tuple[str, ...], as_json: bool) -> None:
+           relationships: tuple[str, ...], every: bool, as_json: bool, fmt: str | None) -> None:
     """If these vertices change, what breaks and who will notice (downstream impact)."""
     from lineage.analysis.api import impact as run_impact
 
     result = run_impact(warehouse, ids, as_of=as_of, max_depth=max_depth, engine=engine,
                         relationships=relationships or None)
-    if as_json:
-        click.echo(json.dumps(result.to_json()))
-        return
-    out = Console()
-    table = Table(title=f"impact of {', '.join(ids)} as of {result.as_of.isoformat()} ({result.engine} engine)")
-    for column in ("distance", "label", "id", "path"):
-        table.add_column(column, justify="right" if column == "distance" else "left", overflow="fold")
-    for a in result.affected:
-        table.add_row(str(a.distance), a.label, a.id, " -> ".join(a.path))
-    out.print(table)
-    summary = ", ".join(f"{label} {count}" for label, count in result.summary.items()) or "nothing"
-    out.print(f"affected: {len(result.affected)} ({summary})", markup=False, soft_wrap=True)
+    print_answer(warehouse, result, question="impact", downstream=True, as_json=as_json, fmt=fmt, every=every)
 
 
 @main.command()
@@ -223,15 +218,7 @@ def access(target: str, warehouse: Path, as_of: str | None, as_json: bool) -> No
     if as_json:
         click.echo(json.dumps(result.to_json()))
         return
-    out = Console()
-    table = Table(title=f"who can access {target} as of {result.as_of.isoformat()}")
-    for column in ("principal", "name", "label", "privileges", "how", "path"):
-        table.add_column(column, overflow="fold")
-    for p in result.principals:
-        how = ", ".join(getattr(p, "kinds", ()) or ())
-        table.add_row(p.id, p.name, p.label, ", ".join(p.privileges), how, " -> ".join(p.paths[0]))
-    out.print(table)
-    out.print(f"{len(result.principals)} principal(s)", markup=False)
+    print_access(warehouse, result)
 
 
 @main.command()
@@ -285,15 +272,7 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
     if as_json:
         click.echo(json.dumps({"since": since, "until": until, "changes": [r.to_json() for r in ranked]}))
         return
-    out = Console()
-    table = Table(title=f"blast radius of {len(ranked)} change(s)")
-    for column in ("score", "time", "kind", "entity", "actor", "affected"):
-        table.add_column(column, justify="right" if column == "score" else "left", overflow="fold")
-    for r in ranked[:top]:
-        summary = ", ".join(f"{label} {count}" for label, count in r.summary.items()) or "-"
-        table.add_row(f"{r.score:g}", r.time.isoformat() if r.time else "-", r.kind, r.entity_id, r.actor or "-", summary)
-    out.print(table)
-    out.print("score = kind factor x sum(label weight / distance); see README 'Blast radius'", markup=False)
+    print_blast(warehouse, ranked, top)
 
 
 def _write_report(warehouse: Path, out: Path, week: str | None, since: str | None, until: str | None, engine: str,

@@ -215,6 +215,10 @@ ACCESS_KINDS: tuple[AccessKind, ...] = (
     AccessKind("role", True, "User-[:HAS_ROLE]->Role-[:CAN_ACCESS]->...: a role grant or role policy"),
     AccessKind("project", True, "the grant is on the Project the target is IN_PROJECT of (covers its tables)"),
     AccessKind("column", True, "the grant is on one of the target's columns (HAS_COLUMN): a partial read"),
+    AccessKind("owner", True, "MaxCompute: the account that created the table or its project owns it and holds "
+               "every privilege on it (lineage.analysis.ownership)"),
+    AccessKind("admin", True, "MaxCompute: a member of the project's built-in Super_Administrator or Admin role "
+               "(every privilege on the project's objects)"),
     AccessKind("label", False, "a GrantLabel (CAN_ACCESS qualifier `label`) on the target, or a user label "
                "(HAS_LABEL) at or above the target's level while the user holds a read path"),
 )
@@ -311,6 +315,7 @@ class AccessPath:
     privileges: tuple[str, ...] = ()
     expires_at: datetime | None = None
     level: int | None = None
+    since: datetime | None = None  # when the last link of the path began (grant, role membership)
 
     @property
     def reads(self) -> bool:
@@ -337,6 +342,7 @@ class Principal:
     expires_at: datetime | None = None
     clearance: int | None = None
     name: str = ""
+    since: datetime | None = None  # the earliest start among its paths (held without a break since then)
 
     @property
     def reads(self) -> bool:
@@ -381,12 +387,19 @@ def _granted_objects(snap: Snapshot, target: str) -> list[tuple[Scope, str]]:
     return found
 
 
-def _holders(snap: Snapshot, edge: Edge) -> list[tuple[tuple[str, ...], str]]:
-    """(path prefix, holder kind) of everyone holding the grant: the grantee, and a role's members."""
+def _later(*moments: datetime | None) -> datetime | None:
+    known = [m for m in moments if m is not None]
+    return max(known) if known else None
+
+
+def _holders(snap: Snapshot, edge: Edge) -> list[tuple[tuple[str, ...], str, datetime | None]]:
+    """(path prefix, holder kind, since) of everyone holding the grant: the grantee, and a role's members."""
     if snap.label(edge.src) != "Role":
-        return [((edge.src,), grant_kind(edge))]
-    members = sorted({e.src for e in snap.into(edge.src, HAS_ROLE)})
-    return [((edge.src,), "role")] + [((member, edge.src), "role") for member in members]
+        return [((edge.src,), grant_kind(edge), edge.valid_from)]
+    members: dict[str, datetime | None] = {}
+    for e in sorted(snap.into(edge.src, HAS_ROLE), key=lambda e: (e.src, e.valid_from or datetime.min.replace(tzinfo=timezone.utc))):
+        members.setdefault(e.src, _later(e.valid_from, edge.valid_from))
+    return [((edge.src,), "role", edge.valid_from)] + [((m, edge.src), "role", since) for m, since in sorted(members.items())]
 
 
 def _grant_paths(snap: Snapshot, target: str) -> dict[str, list[AccessPath]]:
@@ -395,10 +408,11 @@ def _grant_paths(snap: Snapshot, target: str) -> dict[str, list[AccessPath]]:
     for scope, obj in _granted_objects(snap, target):
         tail = (target,) if obj == target else (obj, target)
         for edge in snap.into(obj, CAN_ACCESS):
-            for prefix, kind in _holders(snap, edge):
+            for prefix, kind, since in _holders(snap, edge):
                 kinds = _kinds([kind] + ([scope.kind] if scope.kind else []))
                 level = _label_grant_level(edge) if kind == "label" else None
-                found[prefix[0]].append(AccessPath(prefix + tail, kinds, privileges_of(edge), expiry_of(edge), level))
+                found[prefix[0]].append(AccessPath(prefix + tail, kinds, privileges_of(edge), expiry_of(edge), level,
+                                                   since))
     return found
 
 
@@ -411,8 +425,10 @@ def _merge(paths: Iterable[AccessPath]) -> list[AccessPath]:
     for (path, kinds), group in grouped.items():
         ends = [p.expires_at for p in group]
         levels = [p.level for p in group if p.level is not None]
+        starts = [p.since for p in group if p.since is not None]
         merged.append(AccessPath(path, kinds, tuple(sorted({x for p in group for x in p.privileges})),
-                                 None if None in ends else max(ends), max(levels) if levels else None))
+                                 None if None in ends else max(ends), max(levels) if levels else None,
+                                 min(starts) if starts else None))
     return sorted(merged, key=lambda p: (not p.reads, len(p.path), p.path, p.kinds))
 
 
@@ -431,8 +447,13 @@ def _principal(snap: Snapshot, pid: str, target: str, grants: list[AccessPath], 
     return Principal(
         pid, snap.label(pid), tuple(sorted({x for p in paths for x in p.privileges})),
         tuple(dict.fromkeys(p.path for p in paths)), _kinds(k for p in paths for k in p.kinds),
-        tuple(paths), expires_at, clearance, snap.name(pid),
+        tuple(paths), expires_at, clearance, snap.name(pid), _earliest(paths),
     )
+
+
+def _earliest(paths: Iterable[AccessPath]) -> datetime | None:
+    starts = [p.since for p in paths if p.since is not None]
+    return min(starts) if starts else None
 
 
 def principals_at(snap: Snapshot, target: str, include_roles: bool = False) -> dict[str, Principal]:

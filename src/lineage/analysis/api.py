@@ -16,6 +16,7 @@ from lineage.analysis import access as access_analysis
 from lineage.analysis import propagation
 from lineage.analysis.blast import ChangeImpact, Traversal, blast_radius, blast_stream
 from lineage.analysis.engine import Affected, choose_engine, open_engine
+from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
 from lineage.errors import UsageError
 from lineage.graph.api import change_rows, load_rows
 
@@ -58,24 +59,58 @@ def impact(
     spark: "SparkSession | None" = None,
 ) -> ImpactResult:
     """What breaks and who must be told if ``ids`` change (downstream along the impact rules)."""
+    return _reach(ImpactResult, warehouse, ids, IMPACT_RULES, as_of=as_of, max_depth=max_depth, engine=engine,
+                  relationships=relationships, spark=spark)
+
+
+@dataclass(frozen=True)
+class UpstreamResult(ImpactResult):
+    """Where the sources' data comes from: ``affected`` are the upstream vertices (tables, and the
+    jobs and nodes writing them), ``path`` runs from a source back to each."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The contract: sources, upstream (id, label, distance, path), summary."""
+        doc = super().to_json()
+        return {"sources": doc["sources"], "upstream": doc["affected"], "summary": doc["summary"]}
+
+
+def upstream(
+    warehouse: str | Path,
+    ids: Sequence[str],
+    *,
+    as_of: Any = None,
+    max_depth: int | None = None,
+    engine: str = "auto",
+    spark: "SparkSession | None" = None,
+) -> UpstreamResult:
+    """Where ``ids``' data comes from, hop by hop (the upstream rules: the reverse of the data flow)."""
+    return _reach(UpstreamResult, warehouse, ids, UPSTREAM_RULES, as_of=as_of, max_depth=max_depth, engine=engine,
+                  spark=spark)
+
+
+def _reach(kind: type[ImpactResult], warehouse: str | Path, ids: Sequence[str], rules: Sequence[ImpactRule], *,
+           as_of: Any, max_depth: int | None, engine: str, relationships: Sequence[str] | None = None,
+           spark: "SparkSession | None" = None) -> Any:
     moment = access_analysis.moment_of(as_of)
     runner = open_engine(warehouse, engine=engine, as_of=moment, spark=spark)
     known = runner.labels(ids)
     missing = [i for i in ids if i not in known]
     if missing:
         raise UnknownIds(f"not in the graph as of {moment.isoformat()}: {', '.join(missing)}")
-    affected = runner.reach(list(dict.fromkeys(ids)), max_depth=max_depth, relationships=relationships)
-    return ImpactResult(tuple(dict.fromkeys(ids)), tuple(affected), moment, runner.name)
+    affected = runner.reach(list(dict.fromkeys(ids)), rules=rules, max_depth=max_depth, relationships=relationships)
+    return kind(tuple(dict.fromkeys(ids)), tuple(affected), moment, runner.name)
 
 
 @dataclass(frozen=True)
 class AccessResult:
     target: str
-    principals: tuple[Any, ...]  # access_analysis.Principal
+    principals: tuple[Any, ...]  # access_analysis.Principal: who can read through grants
     as_of: datetime
+    owners: tuple[Any, ...] = ()  # MaxCompute owners and project admins (lineage.analysis.ownership)
+    metadata_owners: tuple[tuple[str, Any], ...] = ()  # (id, since): OWNS edges, which grant nothing
 
     def to_json(self) -> dict[str, Any]:
-        """Exactly the contract: target, principals (id, label, privileges, path)."""
+        """Exactly the contract: target, principals (id, label, privileges, path) -- the grants."""
         return {
             "target": self.target,
             "principals": [
@@ -86,14 +121,20 @@ class AccessResult:
 
 
 def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessResult:
-    """Every principal who can read ``target`` as of a time, and how (one path each in JSON)."""
+    """Every principal who can read ``target`` as of a time, and how (one path each in JSON); also
+    its MaxCompute owners and admins, and its catalogue (metadata) owners."""
+    from lineage.analysis import ownership
+
     moment = access_analysis.moment_of(as_of)
     vertices, edges = load_rows(warehouse)
     if not any(v["id"] == target for v in vertices):
         raise UnknownIds(f"not in the graph: {target}")
-    principals = access_analysis.who_can_access(vertices, edges, target, as_of=moment)
+    snap = access_analysis.snapshot(vertices, edges, moment)
+    principals = access_analysis.principals_at(snap, target).values()
+    owners = ownership.owners_and_admins(snap, target, ownership.creators(change_rows(warehouse)))
     # a label grant alone is a clearance, not a way to read: not listed as access
-    return AccessResult(target, tuple(p for p in principals if p.reads), moment)
+    return AccessResult(target, tuple(p for p in principals if p.reads), moment, tuple(owners.values()),
+                        tuple(ownership.metadata_owners(snap, target)))
 
 
 def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | None = None) -> list[Any]:

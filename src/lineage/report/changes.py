@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Iterable
 
-from lineage.analysis.access import principals_at
+from lineage.analysis.people import OWNS, owners_at, readers_at
 from lineage.analysis.blast import BEFORE, ChangeImpact, weight
 from lineage.report.context import Context, iso
 from lineage.report.model import Asset, Change, GraphEdge, GraphNode, ImpactGraph, Person
@@ -23,7 +23,6 @@ TOP_ASSETS = 8
 PICTURE_LABELS = frozenset({"Table", "Node", "Dashboard", "Chart", "Baseline"})
 """What the impact picture draws; instances and jobs are collapsed into their node (not drawn)."""
 PICTURE_LIMIT = 40
-OWNS = "OWNS"
 
 
 def owners(ctx: Context, impact: ChangeImpact) -> list[str]:
@@ -31,8 +30,7 @@ def owners(ctx: Context, impact: ChangeImpact) -> list[str]:
     if impact.time is None:
         return []
     snap = ctx.snapshot(impact.time - BEFORE)
-    assets = [impact.entity_id, *(a.id for a in impact.affected)]
-    return sorted({e.src for asset in assets for e in snap.into(asset, OWNS)})
+    return sorted(owners_at(snap, [impact.entity_id, *(a.id for a in impact.affected)]))
 
 
 def readers(ctx: Context, impact: ChangeImpact) -> dict[str, list[str]]:
@@ -42,12 +40,7 @@ def readers(ctx: Context, impact: ChangeImpact) -> dict[str, list[str]]:
     snap = ctx.snapshot(impact.time - BEFORE)
     tables = [impact.entity_id] if impact.entity_label == "Table" else []
     tables += [a.id for a in impact.affected if a.label == "Table"]
-    found: dict[str, set[str]] = defaultdict(set)
-    for table in dict.fromkeys(tables):
-        for pid, principal in principals_at(snap, table).items():
-            if principal.reads:
-                found[pid].add(table)
-    return {pid: sorted(tables) for pid, tables in sorted(found.items())}
+    return {pid: sorted(found) for pid, found in readers_at(snap, tables).items()}
 
 
 def top_assets(ctx: Context, impact: ChangeImpact, n: int = TOP_ASSETS) -> list[Asset]:

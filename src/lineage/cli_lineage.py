@@ -1,0 +1,95 @@
+"""`lineage upstream`, and the human and picture output of `impact`, `upstream`, `access`, `blast-radius`.
+
+The command parses options, calls one library function (:mod:`lineage.analysis.api`) and prints:
+``--json`` the contract's document, ``--format dot|mermaid|graphml`` the collapsed subgraph
+(:mod:`lineage.render.formats`), otherwise the top-down answer (:mod:`lineage.render.text`) at
+the terminal's width. Registered on the root group by :mod:`lineage.cli`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lineage.cli_inspect import resolving
+
+FORMAT_CHOICE = click.Choice(["dot", "mermaid", "graphml"])
+ENGINE_CHOICE = click.Choice(["auto", "local", "spark"])
+
+
+def print_answer(warehouse: Path, result: Any, *, question: str, downstream: bool, as_json: bool,
+                 fmt: str | None, every: bool) -> None:
+    """One answer of impact (``downstream``) or upstream, in the form asked for."""
+    if as_json and fmt:
+        raise click.UsageError("give --json or --format, not both")
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+        return
+    from lineage.analysis.people import people_to_tell
+    from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES
+    from lineage.render.columns import terminal_width
+    from lineage.render.formats import FORMATS
+    from lineage.render.picture import picture
+    from lineage.render.text import answer
+    from lineage.report.context import Context
+
+    ctx = Context.of(warehouse)
+    snap = ctx.snapshot(result.as_of)
+    rules = IMPACT_RULES if downstream else UPSTREAM_RULES
+    drawn = picture(snap, result.sources, result.affected, rules, downstream=downstream, collapse=not every,
+                    name=ctx.name)
+    if fmt:
+        click.echo(FORMATS[fmt](drawn), nl=False)
+        return
+    people = None
+    if downstream:
+        people = people_to_tell(snap, [*result.sources, *(a.id for a in result.affected)], ctx.name)
+    lines = answer(question, drawn, as_of=result.as_of, engine=result.engine, name=ctx.name, width=terminal_width(),
+                   people=people)
+    click.echo("\n".join(lines))
+
+
+def print_access(warehouse: Path, result: Any) -> None:
+    """The human answer of `access`, at the terminal's width."""
+    from lineage.analysis.ownership import PRIVILEGES
+    from lineage.render.columns import terminal_width
+    from lineage.render.text import access_answer
+    from lineage.report.context import Context
+
+    ctx = Context.of(warehouse)
+    every = PRIVILEGES.get(ctx.label(result.target), ())
+    click.echo("\n".join(access_answer(result, name=ctx.name, width=terminal_width(), every=every)))
+
+
+def print_blast(warehouse: Path, ranked: Sequence[Any], top: int) -> None:
+    """The human table of `blast-radius`: changes by name, at the terminal's width."""
+    from lineage.render.columns import terminal_width
+    from lineage.render.text import blast_answer
+    from lineage.report.context import Context
+
+    ctx = Context.of(warehouse)
+    click.echo("\n".join(blast_answer(ranked, top, name=ctx.name, width=terminal_width())))
+
+
+@click.command()
+@click.argument("ids", nargs=-1, required=True)
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--as-of", "as_of", metavar="ISO", help="Ask about the graph as it was then (default: now).")
+@click.option("--max-depth", type=click.IntRange(1, None), help="Stop after this many hops.")
+@click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True,
+              help="networkx in memory (local) or GraphFrames (spark); auto picks by graph size.")
+@click.option("--all", "every", is_flag=True, help="List every vertex (instances and jobs not collapsed).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
+@click.option("--format", "fmt", type=FORMAT_CHOICE, help="Print the upstream subgraph for Graphviz, Mermaid or Gephi/yEd.")
+@resolving("ids")
+def upstream(ids: Sequence[str], warehouse: Path, as_of: str | None, max_depth: int | None, engine: str, every: bool,
+             as_json: bool, fmt: str | None) -> None:
+    """Where these tables' data comes from, hop by hop, through which jobs (upstream lineage)."""
+    from lineage.analysis.api import upstream as run_upstream
+
+    result = run_upstream(warehouse, ids, as_of=as_of, max_depth=max_depth, engine=engine)
+    print_answer(warehouse, result, question="upstream", downstream=False, as_json=as_json, fmt=fmt, every=every)
