@@ -51,7 +51,9 @@ class Transaction:
         dataset = (path.relative_to(self.root) if path.is_absolute() else path).as_posix()
         if self._datasets.setdefault(dataset, mode) != mode:
             raise ValueError(f"{dataset} is staged both to append and to replace")
-        return self.dir / "stage" / dataset
+        staged = self.dir / "stage" / dataset
+        staged.mkdir(parents=True, exist_ok=True)
+        return staged
 
     def append(self, dataset: str | Path) -> Path:
         """Where to write files to add to ``dataset`` (their names must be new there)."""
@@ -59,9 +61,7 @@ class Transaction:
 
     def replace(self, dataset: str | Path) -> Path:
         """Where to write the new ``dataset`` directory (an empty one if nothing is written)."""
-        path = self._stage(dataset, "replace")
-        path.mkdir(parents=True, exist_ok=True)
-        return path
+        return self._stage(dataset, "replace")
 
     def __enter__(self) -> "Transaction":
         return self
