@@ -124,9 +124,12 @@ def build(
     every event again (replacing the facts: the repair for damaged facts); ``wait``: seconds to
     wait for another writer; ``say``: where lock and recovery messages go."""
     wh = Warehouse.at(warehouse)
+    nothing = f"no events in {wh.events}: run `lineage ingest PATH... --warehouse {wh.root}` first"
+    if not wh.root.is_dir():
+        raise NothingToBuild(nothing)  # before the lock, which would create the directory
     with writer(wh.root, "lineage build", wait, say):
         if not Warehouse.has_data(wh.events):
-            raise NothingToBuild(f"no events in {wh.events}: run `lineage ingest PATH... --warehouse {wh.root}` first")
+            raise NothingToBuild(nothing)
         if spark is None:
             from lineage.spark import get_spark
 
