@@ -62,14 +62,33 @@ def test_an_expected_error_is_one_line_with_its_exit_status_and_a_traceback_only
 
 
 def test_an_internal_error_is_exit_1_with_one_line(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     warehouse = tmp_path / "w"
     (warehouse / "graph" / "vertices").mkdir(parents=True)
     (warehouse / "graph" / "edges").mkdir(parents=True)
-    (warehouse / "graph" / "edges" / "part-0.parquet").write_text("not parquet")  # a corrupt graph: a bug, not input
+    # a graph file with columns no build writes: a bug, not input
+    pq.write_table(pa.table({"unexpected": [1]}), warehouse / "graph" / "edges" / "part-0.parquet")
     broken = run("impact", "table:maxcompute:a.b", "--warehouse", warehouse, "--engine", "local")
     assert broken.exit_code == 1
     assert broken.stderr.startswith("lineage: internal error: ") and broken.stderr.endswith(
         "(run with --debug for details)\n") and broken.stderr.count("\n") == 1
+
+
+def test_a_damaged_warehouse_file_is_exit_2_naming_it_and_its_repair(tmp_path):
+    """A file that is not parquet (truncated, corrupted) is a damaged warehouse, which the user
+    can repair: one line naming the file and the command (issue 16; see tests/test_faults.py)."""
+    warehouse = tmp_path / "w"
+    (warehouse / "graph" / "vertices").mkdir(parents=True)
+    (warehouse / "graph" / "edges").mkdir(parents=True)
+    damaged = warehouse / "graph" / "edges" / "part-0.parquet"
+    damaged.write_text("not parquet")
+    broken = run("impact", "table:maxcompute:a.b", "--warehouse", warehouse, "--engine", "local")
+    assert broken.exit_code == 2 and broken.stderr.count("\n") == 1
+    assert broken.stderr.startswith(f"Error: damaged file in the warehouse (graph): {damaged}: truncated or corrupted")
+    assert broken.stderr.endswith(f"run `lineage build --warehouse {warehouse}` (the graph is made again from the "
+                                  "facts; the old one is never read)\n")
 
 
 @dataclass

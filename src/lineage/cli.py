@@ -35,6 +35,9 @@ def say(message: str) -> None:
 
 
 InputError = UsageError
+
+WAIT = click.option("--wait", type=click.FloatRange(min=0), default=60.0, show_default=True, metavar="SECONDS",
+                    help="How long to wait for another run writing the warehouse before exiting 2.")
 """Bad input found by the CLI itself (exit 2, one line); any :class:`UsageError` does the same."""
 
 
@@ -66,6 +69,10 @@ class _Group(click.Group):
             debug = bool(ctx.obj and ctx.obj.get("debug"))
             if debug:
                 traceback.print_exc()
+            if not isinstance(exc, LineageError):
+                from lineage.damage import explain
+
+                exc = explain(exc) or exc  # a damaged warehouse file: named, with its repair
             if isinstance(exc, LineageError):
                 click.echo(exc.line.format(exc), err=True)
                 sys.exit(exc.exit_code)
@@ -104,8 +111,9 @@ main.add_command(upstream)
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files whose name matches (repeatable).")
 @click.option("--max-record-mb", type=click.IntRange(1, 2047), default=64, show_default=True,
               help="Records larger than this are quarantined (kept truncated).")
+@WAIT
 def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool, parse_in: str | None,
-           engine_alias: str | None, exclude: tuple[str, ...], max_record_mb: int) -> None:
+           engine_alias: str | None, exclude: tuple[str, ...], max_record_mb: int, wait: float) -> None:
     """Read event files/directories (JSON, JSON Lines, arrays, .gz) into the warehouse."""
     from lineage.ingest.pipeline import ingest as run_ingest
 
@@ -119,7 +127,8 @@ def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool
         chosen = chosen.model_copy(update={"spark_progress": True})  # Spark's stage bar for the Spark path
     with _progress(not as_json) as progress:
         result = run_ingest(paths, warehouse, parse_in=parse_in or engine_alias or "auto", exclude=exclude,
-                            max_record_bytes=max_record_mb * 1024 * 1024, progress=progress, settings=chosen)
+                            max_record_bytes=max_record_mb * 1024 * 1024, progress=progress, settings=chosen,
+                            wait=wait, say=say)
     if as_json:
         click.echo(result.as_json())
     else:
@@ -138,20 +147,23 @@ def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool
 @click.option("--aliases", type=click.Path(path_type=Path, exists=True, dir_okay=False),
               help="Identity alias CSV (alias,canonical); default: WAREHOUSE/aliases.csv when present.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
-def build(warehouse: Path, aliases: Path | None, as_json: bool) -> None:
+@click.option("--full", is_flag=True,
+              help="Extract the facts of every event again (replacing WAREHOUSE/facts: repairs damaged facts).")
+@WAIT
+def build(warehouse: Path, aliases: Path | None, as_json: bool, full: bool, wait: float) -> None:
     """Turn the ingested events into facts and the temporal graph (WAREHOUSE/graph)."""
-    result = _run_build(warehouse, aliases, quiet=as_json)
+    result = _run_build(warehouse, aliases, quiet=as_json, full=full, wait=wait)
     if as_json:
         click.echo(result.as_json())
     else:
         _print_build(result)
 
 
-def _run_build(warehouse: Path, aliases: Path | None, quiet: bool = False):
+def _run_build(warehouse: Path, aliases: Path | None, quiet: bool = False, full: bool = False, wait: float = 60.0):
     from lineage.graph.build import build as run_build
 
     result = run_build(warehouse, aliases=aliases, progress=None if quiet else (lambda m: say(f"build: {m}")),
-                       settings=settings())
+                       settings=settings(), full=full, wait=wait, say=say)
     if result.mapping_errors:
         say(f"{result.mapping_errors} event(s) could not be mapped to facts (kept in WAREHOUSE/facts with op=error); "
             f"first: {result.error_examples[0]['source']} {result.error_examples[0]['event_id']}: "
@@ -325,17 +337,37 @@ def report_command(warehouse: Path, out: Path, week: str | None, since: str | No
 @click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Reports go to OUT/<week>/.")
 @_report_options
+@WAIT
 def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None, since: str | None,
-           until: str | None, engine: str, top: int, as_json: bool) -> None:
+           until: str | None, engine: str, top: int, as_json: bool, wait: float) -> None:
     """The scheduler's job: ingest what is new, build, report (exit 3: report written, inputs incomplete)."""
     from lineage.ingest.pipeline import ingest as run_ingest
+    from lineage.lock import writer
 
-    result = run_ingest(paths, warehouse, settings=settings())
-    say(f"weekly: ingested {result.total.accepted} new event(s) ({result.total.duplicates} already known, "
-        f"{result.total.quarantined} quarantined)")
-    built = _run_build(warehouse, None, quiet=True)
+    with writer(warehouse, "lineage weekly", wait, say):  # one lock for both steps: no writer in between
+        result = run_ingest(paths, warehouse, settings=settings(), say=say)
+        say(f"weekly: ingested {result.total.accepted} new event(s) ({result.total.duplicates} already known, "
+            f"{result.total.quarantined} quarantined)")
+        built = _run_build(warehouse, None, quiet=True)
     say(f"weekly: graph built ({built.vertices} vertices, {built.edges} edges, {built.changes} changes)")
     _write_report(warehouse, out, week, since, until, engine, top, as_json)
+
+
+@main.command()
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path, exists=True, file_okay=False),
+              help="Warehouse directory.")
+@WAIT
+def repair(warehouse: Path, wait: float) -> None:
+    """Move unreadable (truncated, corrupted) parquet files aside to WAREHOUSE/damaged/ and say what restores them."""
+    from lineage.damage import repair as run_repair
+    from lineage.lock import writer
+
+    with writer(warehouse, "lineage repair", wait, say):
+        moved = run_repair(warehouse)
+    if not moved:
+        say(f"every parquet file of {warehouse} reads whole: nothing to repair")
+    for file, reason, then in moved:
+        say(f"moved {file} to damaged/ ({reason}); now: {then}")
 
 
 @main.group("export")

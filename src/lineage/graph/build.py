@@ -3,27 +3,31 @@
 Facts are extracted only for events not extracted before by the same mapping version (a
 changed mapping, SQL parser or id scheme re-extracts everything); the fold then always runs
 over all facts, so building after each week's ingest gives the same graph as one build over
-everything. Outputs replace the previous graph only once fully written.
+everything. A build holds the warehouse's writer lock (:mod:`lineage.lock`) and commits in two
+steps (:mod:`lineage.commit`): the new facts with the record of their extraction, then the
+graph with the build's log. Killed at any point, the warehouse is as before or as after a step,
+and the next build does the rest.
 """
 
 from __future__ import annotations
 
 import hashlib
-import shutil
-import uuid
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
+from lineage.commit import Transaction
 from lineage.facts import core
 from lineage.facts.extract import facts_of_event
 from lineage.graph import fold
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
+from lineage.lock import DEFAULT_WAIT, writer
 from lineage.runs import RunReport, new_run_id
 from lineage.schema import EXTRACTED, FACTS
 from lineage.settings import Settings
+from lineage.testhooks import pause_point
 from lineage.warehouse import Warehouse
 
 if TYPE_CHECKING:
@@ -112,60 +116,79 @@ def build(
     aliases: str | Path | None = None,
     progress: Callable[[str], None] | None = None,
     settings: Settings | None = None,
+    full: bool = False,
+    wait: float = DEFAULT_WAIT,
+    say: Callable[[str], None] | None = None,
 ) -> BuildResult:
-    """Build (or bring up to date) the graph of ``warehouse``."""
+    """Build (or bring up to date) the graph of ``warehouse``. ``full``: extract the facts of
+    every event again (replacing the facts: the repair for damaged facts); ``wait``: seconds to
+    wait for another writer; ``say``: where lock and recovery messages go."""
+    wh = Warehouse.at(warehouse)
+    nothing = f"no events in {wh.events}: run `lineage ingest PATH... --warehouse {wh.root}` first"
+    if not wh.root.is_dir():
+        raise NothingToBuild(nothing)  # before the lock, which would create the directory
+    with writer(wh.root, "lineage build", wait, say):
+        if not Warehouse.has_data(wh.events):
+            raise NothingToBuild(nothing)
+        if spark is None:
+            from lineage.spark import get_spark
+
+            spark = get_spark("lineage-build", settings=settings)
+        return _build(spark, wh, aliases, progress or (lambda _msg: None), full)
+
+
+def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say: Callable[[str], None],
+           full: bool) -> BuildResult:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    say = progress or (lambda _msg: None)
-    wh = Warehouse.at(warehouse)
-    if not Warehouse.has_data(wh.events):
-        raise NothingToBuild(f"no events in {wh.events}: run `lineage ingest PATH... --warehouse {wh.root}` first")
-    if spark is None:
-        from lineage.spark import get_spark
-
-        spark = get_spark("lineage-build", settings=settings)
     alias_df, alias_count = aliases_frame(spark, aliases, wh)
     version = mapping_version()
     build_id = new_run_id()
 
-    reextract = False
-    if Warehouse.has_data(wh.extracted):
+    reextract = full
+    if full:
+        say("--full: extracting the facts of every event again")
+    elif Warehouse.has_data(wh.extracted):
         versions = {r["version"] for r in spark.read.parquet(str(wh.extracted)).select("version").distinct().collect()}
         reextract = versions != {version}
-    if reextract:
-        say(f"the event mapping changed (version {version}): re-extracting facts from every event")
-        shutil.rmtree(wh.facts, ignore_errors=True)
-        shutil.rmtree(wh.extracted, ignore_errors=True)
+        if reextract:
+            say(f"the event mapping changed (version {version}): re-extracting facts from every event")
 
     events = spark.read.parquet(str(wh.events)).select("source", "kind", "event_id", "event_time", "doc")
     total_events = events.count()
     new = events
-    if Warehouse.has_data(wh.extracted):
+    if not reextract and Warehouse.has_data(wh.extracted):
         done = spark.read.parquet(str(wh.extracted)).select("source", "event_id")
         new = events.join(done, ["source", "event_id"], "left_anti")
     new = new.persist(StorageLevel.MEMORY_AND_DISK)
     new_count = new.count()
     new_facts = 0
-    if new_count:
-        say(f"extracting facts from {new_count} new event(s) of {total_events}")
-        rdd = new.rdd.flatMap(lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]))
-        facts_new = spark.createDataFrame(rdd, FACTS.ddl).persist(StorageLevel.MEMORY_AND_DISK)
-        new_facts = facts_new.count()
-        if new_facts:
-            facts_new.repartition("source").write.mode("append").partitionBy("source").parquet(str(wh.facts))
-        per_event = facts_new.groupBy("source", "event_id").agg(F.count(F.lit(1)).cast("int").alias("facts"))
-        extracted = (
-            new.select("source", "event_id")
-            .join(per_event, ["source", "event_id"], "left")
-            .select("source", "event_id", F.lit(version).alias("version"),
-                    F.coalesce("facts", F.lit(0)).cast("int").alias("facts"),
-                    F.current_timestamp().alias("extracted_at"))
-            .select(*EXTRACTED.names)
-        )
-        extracted.coalesce(1).write.mode("append").parquet(str(wh.extracted))
-        facts_new.unpersist()
-    new.unpersist()
+    # facts and the record of which events they came from are committed together: never one
+    # without the other (facts without it would be extracted again by the next build: doubled)
+    with Transaction(wh.root, "build.facts") as facts_txn:  # committed at the end of the block
+        stage = facts_txn.replace if reextract else facts_txn.append
+        facts_dir, extracted_dir = stage(wh.facts), stage(wh.extracted)
+        if new_count:
+            say(f"extracting facts from {new_count} new event(s) of {total_events}")
+            rdd = new.rdd.flatMap(lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]))
+            facts_new = spark.createDataFrame(rdd, FACTS.ddl).persist(StorageLevel.MEMORY_AND_DISK)
+            new_facts = facts_new.count()
+            if new_facts:
+                facts_new.repartition("source").write.mode("append").partitionBy("source").parquet(str(facts_dir))
+            pause_point("build.write")
+            per_event = facts_new.groupBy("source", "event_id").agg(F.count(F.lit(1)).cast("int").alias("facts"))
+            extracted = (
+                new.select("source", "event_id")
+                .join(per_event, ["source", "event_id"], "left")
+                .select("source", "event_id", F.lit(version).alias("version"),
+                        F.coalesce("facts", F.lit(0)).cast("int").alias("facts"),
+                        F.current_timestamp().alias("extracted_at"))
+                .select(*EXTRACTED.names)
+            )
+            extracted.coalesce(1).write.mode("append").parquet(str(extracted_dir))
+            facts_new.unpersist()
+        new.unpersist()
 
     if Warehouse.has_data(wh.facts):
         facts = spark.read.parquet(str(wh.facts))
@@ -174,52 +197,43 @@ def build(
     facts = facts.select(*FACTS.names).persist(StorageLevel.MEMORY_AND_DISK)
     say("folding facts into the temporal graph")
     vertices, edges, changes = fold.fold(facts, alias_df)
-    staging = wh.graph / f".staging-{build_id}"
-    outputs = {"vertices": vertices, "edges": edges, "changes": changes}
-    for name, frame in outputs.items():
-        say(f"writing {name}")
-        frame.write.mode("overwrite").parquet(str(staging / name))
-    for name in outputs:
-        _swap(staging / name, wh.graph / name)
-    shutil.rmtree(staging, ignore_errors=True)
+    # the graph's three datasets replace the previous ones together, with the build's log
+    with Transaction(wh.root, "build.graph") as graph_txn:  # committed at the end of the block
+        staged = {"vertices": graph_txn.replace(wh.vertices), "edges": graph_txn.replace(wh.edges),
+                  "changes": graph_txn.replace(wh.changes)}
+        for name, frame in (("vertices", vertices), ("edges", edges), ("changes", changes)):
+            say(f"writing {name}")
+            frame.write.mode("overwrite").parquet(str(staged[name]))
+            pause_point("build.graph-write")
 
-    stored_v = spark.read.parquet(str(wh.vertices))
-    stored_e = spark.read.parquet(str(wh.edges))
-    by_label = {r["label"]: r["count"] for r in stored_v.groupBy("label").count().orderBy("label").collect()}
-    by_rel = {r["relationship"]: r["count"] for r in stored_e.groupBy("relationship").count().orderBy("relationship").collect()}
-    errors = facts.where(F.col("op") == core.ERROR)
-    examples = [
-        {"source": r["source"], "kind": r["kind"], "event_id": r["event_id"], "reason": r["properties"].get("reason")}
-        for r in errors.orderBy("source", "event_id").limit(10).collect()
-    ]
-    result = BuildResult(
-        build_id=build_id,
-        warehouse=str(wh.root),
-        mapping_version=version,
-        reextracted=reextract,
-        events=total_events,
-        new_events=new_count,
-        new_facts=new_facts,
-        facts=facts.where(F.col("op") != core.ERROR).count(),
-        failed_facts=facts.where(F.col("failed")).count(),
-        mapping_errors=errors.count(),
-        vertices=sum(by_label.values()),
-        edges=sum(by_rel.values()),
-        changes=spark.read.parquet(str(wh.changes)).count(),
-        vertices_by_label=by_label,
-        edges_by_relationship=by_rel,
-        error_examples=examples,
-        aliases=alias_count,
-    )
-    facts.unpersist()
-    result.log(wh.builds)
+        stored_v = spark.read.parquet(str(staged["vertices"]))
+        stored_e = spark.read.parquet(str(staged["edges"]))
+        by_label = {r["label"]: r["count"] for r in stored_v.groupBy("label").count().orderBy("label").collect()}
+        by_rel = {r["relationship"]: r["count"] for r in stored_e.groupBy("relationship").count().orderBy("relationship").collect()}
+        errors = facts.where(F.col("op") == core.ERROR)
+        examples = [
+            {"source": r["source"], "kind": r["kind"], "event_id": r["event_id"], "reason": r["properties"].get("reason")}
+            for r in errors.orderBy("source", "event_id").limit(10).collect()
+        ]
+        result = BuildResult(
+            build_id=build_id,
+            warehouse=str(wh.root),
+            mapping_version=version,
+            reextracted=reextract,
+            events=total_events,
+            new_events=new_count,
+            new_facts=new_facts,
+            facts=facts.where(F.col("op") != core.ERROR).count(),
+            failed_facts=facts.where(F.col("failed")).count(),
+            mapping_errors=errors.count(),
+            vertices=sum(by_label.values()),
+            edges=sum(by_rel.values()),
+            changes=spark.read.parquet(str(staged["changes"])).count(),
+            vertices_by_label=by_label,
+            edges_by_relationship=by_rel,
+            error_examples=examples,
+            aliases=alias_count,
+        )
+        facts.unpersist()
+        result.log(graph_txn.append(wh.builds))
     return result
-
-
-def _swap(new: Path, target: Path) -> None:
-    """Replace ``target`` by ``new`` (both directories on the same file system)."""
-    old = target.with_name(f".old-{target.name}-{uuid.uuid4().hex[:8]}")
-    if target.exists():
-        target.rename(old)
-    new.rename(target)
-    shutil.rmtree(old, ignore_errors=True)

@@ -9,6 +9,11 @@ Spark plan for both, so their outputs are identical.
 Counts reconcile by construction: every row read is exactly one of accepted, quarantined,
 duplicate or foreign (another product's record, e.g. an ActionTrail event of another cloud
 service: counted per kind and skipped), and the summary is computed from those rows (and checked).
+
+A run holds the warehouse's writer lock (:mod:`lineage.lock`) and stages its datasets and run
+log, committed at once at the end (:mod:`lineage.commit`): killed at any point, the warehouse
+holds all of the run or none of it, and re-running the same input finishes the work (what the
+run had stored counts as duplicates; nothing is lost or stored twice).
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
+from lineage.commit import Transaction
 from lineage.ingest import records
 from lineage.io.reader import DEFAULT_INCLUDE, DEFAULT_MAX_RECORD_BYTES, expand_paths
+from lineage.lock import DEFAULT_WAIT, writer
 from lineage.runs import RunReport, new_run_id
 from lineage.settings import Settings, current
+from lineage.testhooks import pause_point
 from lineage.warehouse import Warehouse
 
 if TYPE_CHECKING:
@@ -109,9 +117,12 @@ def ingest(
     local_max_bytes: int | None = None,
     progress: Callable[[int, int, str], None] | None = None,
     settings: Settings | None = None,
+    wait: float = DEFAULT_WAIT,
+    say: Callable[[str], None] | None = None,
 ) -> IngestResult:
     """Ingest files/directories into ``warehouse``; re-running on the same input adds nothing.
-    ``local_max_bytes`` defaults to the ``LINEAGE_INGEST_LOCAL_MAX_BYTES`` setting."""
+    ``local_max_bytes`` defaults to the ``LINEAGE_INGEST_LOCAL_MAX_BYTES`` setting; ``wait``:
+    seconds to wait for another writer of the warehouse; ``say``: where lock messages go."""
     if parse_in not in PARSE_IN:
         raise ValueError(f"parse_in must be one of {', '.join(PARSE_IN)}, not {parse_in!r}")
     settings = settings or current()
@@ -121,36 +132,38 @@ def ingest(
     scan = expand_paths(paths, include=include, exclude=exclude)
     total_bytes = sum(_size(path) for path in scan.files)
     use_local = parse_in == "local" or (parse_in == "auto" and total_bytes <= local_max_bytes)
+    with writer(wh.root, "lineage ingest", wait, say):
+        if spark is None:
+            from lineage.spark import get_spark
 
-    if spark is None:
-        from lineage.spark import get_spark
+            spark = get_spark("lineage-ingest", settings=settings)
+        run_id = new_run_id()
+        now = datetime.now(timezone.utc)
 
-        spark = get_spark("lineage-ingest", settings=settings)
-    run_id = new_run_id()
-    now = datetime.now(timezone.utc)
+        problem_rows = [records.process(problem) for problem in scan.problems]
+        if use_local:
+            rows = list(problem_rows)
+            for index, path in enumerate(scan.files, 1):
+                if progress:
+                    progress(index, len(scan.files), str(path))
+                rows.extend(records.process_file(str(path), max_record_bytes))
+                pause_point("ingest.file")
+            frame = spark.createDataFrame(rows, records.DDL)
+        else:
+            context = spark.sparkContext
+            names = [str(path) for path in scan.files]
+            limit = max_record_bytes
+            slices = max(1, min(len(names), context.defaultParallelism * 4))
+            rdd = context.parallelize(names, slices).flatMap(lambda name: records.process_file(name, limit))
+            frame = spark.createDataFrame(rdd, records.DDL).unionByName(spark.createDataFrame(problem_rows, records.DDL))
 
-    problem_rows = [records.process(problem) for problem in scan.problems]
-    if use_local:
-        rows = list(problem_rows)
-        for index, path in enumerate(scan.files, 1):
-            if progress:
-                progress(index, len(scan.files), str(path))
-            rows.extend(records.process_file(str(path), max_record_bytes))
-        frame = spark.createDataFrame(rows, records.DDL)
-    else:
-        context = spark.sparkContext
-        names = [str(path) for path in scan.files]
-        limit = max_record_bytes
-        slices = max(1, min(len(names), context.defaultParallelism * 4))
-        rdd = context.parallelize(names, slices).flatMap(lambda name: records.process_file(name, limit))
-        frame = spark.createDataFrame(rdd, records.DDL).unionByName(spark.createDataFrame(problem_rows, records.DDL))
-
-    result = _store(spark, frame, wh, run_id, now)
-    result.parse_in = "local" if use_local else "spark"
-    result.files = len(scan.files)
-    result.skipped_files = scan.skipped
-    result.log(wh.runs)
-    return result
+        with Transaction(wh.root, "ingest") as txn:  # committed at the end of the block
+            result = _store(spark, frame, wh, txn, run_id, now)
+            result.parse_in = "local" if use_local else "spark"
+            result.files = len(scan.files)
+            result.skipped_files = scan.skipped
+            result.log(txn.append(wh.runs))
+        return result
 
 
 def _size(path: Path) -> int:
@@ -160,7 +173,9 @@ def _size(path: Path) -> int:
         return 0
 
 
-def _store(spark: "SparkSession", frame: "DataFrame", wh: Warehouse, run_id: str, now: datetime) -> IngestResult:
+def _store(spark: "SparkSession", frame: "DataFrame", wh: Warehouse, txn: Transaction, run_id: str,
+           now: datetime) -> IngestResult:
+    """Classify and count the rows; stage the new events, duplicates and quarantine in ``txn``."""
     from pyspark import StorageLevel
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -220,13 +235,17 @@ def _store(spark: "SparkSession", frame: "DataFrame", wh: Warehouse, run_id: str
     new_events = accepted.filter(F.col("outcome") == "new")
     if total.accepted:
         (new_events.select(*EVENT_COLUMNS).repartition("source", "event_date")
-         .write.mode("append").partitionBy("source", "event_date").parquet(str(wh.events)))
+         .write.mode("append").partitionBy("source", "event_date").parquet(str(txn.append(wh.events))))
+        pause_point("ingest.write")
     if total.duplicates:
         (accepted.filter(F.col("outcome") != "new").withColumnRenamed("outcome", "why")
-         .select(*DUPLICATE_COLUMNS).coalesce(1).write.mode("append").parquet(str(wh.duplicates)))
+         .select(*DUPLICATE_COLUMNS).coalesce(1).write.mode("append").parquet(str(txn.append(wh.duplicates))))
+        pause_point("ingest.write")
     new_quarantine = quarantined.filter(F.col("_seen").isNull()).select(*QUARANTINE_COLUMNS)
     if total.quarantined:
-        new_quarantine.coalesce(1).write.mode("append").partitionBy("source").parquet(str(wh.quarantine))
+        (new_quarantine.coalesce(1).write.mode("append").partitionBy("source")
+         .parquet(str(txn.append(wh.quarantine))))
+        pause_point("ingest.write")
 
     examples = [
         {"file": r["file"], "line": r["line"], "source": r["source"], "reason": r["reason"]}
