@@ -22,6 +22,7 @@ from rich.table import Table
 from lineage.cli_inspect import COMMANDS as INSPECT_COMMANDS, resolving
 from lineage.cli_lineage import FORMAT_CHOICE, print_access, print_answer, print_blast, upstream
 from lineage.errors import LineageError, UsageError
+from lineage.progress import Reporter
 
 if TYPE_CHECKING:
     from lineage.settings import Settings
@@ -162,8 +163,9 @@ def build(warehouse: Path, aliases: Path | None, as_json: bool, full: bool, wait
 def _run_build(warehouse: Path, aliases: Path | None, quiet: bool = False, full: bool = False, wait: float = 60.0):
     from lineage.graph.build import build as run_build
 
-    result = run_build(warehouse, aliases=aliases, progress=None if quiet else (lambda m: say(f"build: {m}")),
-                       settings=settings(), full=full, wait=wait, say=say)
+    with Reporter(err, not quiet, "build") as reporter:
+        result = run_build(warehouse, aliases=aliases, progress=reporter.update, settings=settings(), full=full,
+                           wait=wait, say=say)
     if result.mapping_errors:
         say(f"{result.mapping_errors} event(s) could not be mapped to facts (kept in WAREHOUSE/facts with op=error); "
             f"first: {result.error_examples[0]['source']} {result.error_examples[0]['event_id']}: "
@@ -211,8 +213,9 @@ def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: 
     """If these vertices change, what breaks and who will notice (downstream impact)."""
     from lineage.analysis.api import impact as run_impact
 
-    result = run_impact(warehouse, ids, as_of=as_of, max_depth=max_depth, engine=engine,
-                        relationships=relationships or None)
+    with Reporter(err, not as_json, "impact"):
+        result = run_impact(warehouse, ids, as_of=as_of, max_depth=max_depth, engine=engine,
+                            relationships=relationships or None)
     print_answer(warehouse, result, question="impact", downstream=True, as_json=as_json, fmt=fmt, every=every)
 
 
@@ -280,7 +283,8 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
             click.echo(json.dumps(impact.to_json()))
         return
     limit = affected_limit if as_json else 0
-    ranked = blast(warehouse, since=since, until=until, engine=engine, max_depth=max_depth, affected=limit)
+    with Reporter(err, not as_json, "blast-radius"):
+        ranked = blast(warehouse, since=since, until=until, engine=engine, max_depth=max_depth, affected=limit)
     if as_json:
         click.echo(json.dumps({"since": since, "until": until, "changes": [r.to_json() for r in ranked]}))
         return
@@ -293,7 +297,8 @@ def _write_report(warehouse: Path, out: Path, week: str | None, since: str | Non
     from lineage.report.job import INCOMPLETE, write
     from lineage.report.window import choose
 
-    written = write(warehouse, out, choose(week, since, until), engine=engine, top=top)
+    with Reporter(err, not as_json, "report"):
+        written = write(warehouse, out, choose(week, since, until), engine=engine, top=top)
     if as_json:
         click.echo(written.report.to_json(), nl=False)
     else:
@@ -433,40 +438,19 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
 
 
 class _export_progress:
-    """Rows written so far: a bar on a terminal, otherwise a line every few seconds."""
+    """Rows written so far (lineage.progress: a bar on a terminal, otherwise a line every few seconds)."""
 
     def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self.bar = None
-        self.task = None
-        self.last = 0.0
+        self.reporter = Reporter(err, enabled, "export")
 
     def __enter__(self):
-        import time
-
-        if not self.enabled:
+        if not self.reporter.enabled:
             return None
-        if err.is_terminal:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                TimeRemainingColumn(), console=err, transient=True)
-            self.bar.start()
-
-        def update(phase: str, done: int, total: int) -> None:
-            if self.bar is not None:
-                if self.task is None:
-                    self.task = self.bar.add_task("export", total=total)
-                self.bar.update(self.task, completed=done, description=phase)
-            elif time.monotonic() - self.last > 5 or done == total:
-                self.last = time.monotonic()
-                say(f"export: {done}/{total} rows written ({phase})")
-
-        return update
+        self.reporter.__enter__()
+        return lambda phase, done, total: self.reporter.update(phase, done, total)
 
     def __exit__(self, *exc: object) -> None:
-        if self.bar:
-            self.bar.stop()
+        self.reporter.__exit__(*exc)
 
 
 @main.command()
@@ -588,31 +572,19 @@ def _small_demo(out: Path, days: int) -> None:
 
 
 class _progress:
-    """A rich progress bar on stderr for file-by-file work (quiet when not on a terminal)."""
+    """Files read so far (lineage.progress: a bar on a terminal, otherwise a line every few seconds)."""
 
     def __init__(self, enabled: bool):
-        self.enabled = enabled and err.is_terminal
-        self.bar = None
-        self.task = None
+        self.reporter = Reporter(err, enabled, "ingest")
 
     def __enter__(self):
-        if not self.enabled:
+        if not self.reporter.enabled:
             return None
-        from rich.progress import Progress
-
-        self.bar = Progress(console=err, transient=True)
-        self.bar.start()
-
-        def update(index: int, total: int, name: str) -> None:
-            if self.task is None:
-                self.task = self.bar.add_task("reading files", total=total)
-            self.bar.update(self.task, completed=index, description=f"reading {Path(name).name}")
-
-        return update
+        self.reporter.__enter__()
+        return lambda index, total, name: self.reporter.update("reading files", index, total, Path(name).name)
 
     def __exit__(self, *exc: object) -> None:
-        if self.bar:
-            self.bar.stop()
+        self.reporter.__exit__(*exc)
 
 
 def _print_ingest(result) -> None:

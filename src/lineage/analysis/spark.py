@@ -21,6 +21,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Sequence
 
+from lineage import progress
 from lineage.analysis.engine import Affected, check_depth, directions
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 
@@ -104,6 +105,7 @@ def frontier_bfs(steps: "DataFrame", start: "DataFrame", max_depth: int | None) 
             .groupBy("id")
             .agg(F.min("path").alias("path"))
         )
+        progress.update("spark BFS: level", depth, detail=f"{size} new, {count} reached")
         if size:
             reached = reached.unionByName(frontier.select("id", F.lit(depth).alias("distance"), "path"))
             count += size

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence
 
+from lineage import progress
 from lineage.analysis.engine import Affected, check_depth, directions
 from lineage.analysis.exact import exact_sum
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
@@ -134,6 +135,7 @@ class SparkTraversal:
                 candidates.join(_small(reached.select("q", "id"), count), ["q", "id"], "left_anti")
                 .groupBy("q", "moment", "anytime", "id").agg(F.min("path").alias("path"))
             )
+            progress.update("spark BFS, all changes at once: level", depth, detail=f"{size} new, {count} reached")
             if size:
                 reached = reached.unionByName(frontier.select("q", "id", F.lit(depth).alias("distance"), "path"))
                 count += size
