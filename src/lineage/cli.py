@@ -20,7 +20,8 @@ from rich.console import Console
 from rich.table import Table
 
 from lineage.cli_inspect import COMMANDS as INSPECT_COMMANDS, resolving
-from lineage.cli_lineage import FORMAT_CHOICE, print_access, print_answer, print_blast, upstream
+from lineage.cli_lineage import (ENGINE_CHOICE, FORMAT_CHOICE, print_access, print_answer, print_blast, traversal_options,
+                                 upstream)
 from lineage.errors import LineageError, UsageError
 from lineage.progress import Reporter
 
@@ -192,16 +193,8 @@ def _print_build(result) -> None:
     out.print(f"graph written to {result.warehouse}/graph (vertices, edges, changes)", markup=False, soft_wrap=True)
 
 
-ENGINE_CHOICE = click.Choice(["auto", "local", "spark"])
-
-
 @main.command()
-@click.argument("ids", nargs=-1, required=True)
-@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
-@click.option("--as-of", "as_of", metavar="ISO", help="Ask about the graph as it was then (default: now).")
-@click.option("--max-depth", type=click.IntRange(1, None), help="Stop after this many hops.")
-@click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True,
-              help="networkx in memory (local) or GraphFrames (spark); auto picks by graph size.")
+@traversal_options
 @click.option("--relationship", "relationships", multiple=True, metavar="REL",
               help="Follow only these relationships (repeatable; default: every impact rule).")
 @click.option("--all", "every", is_flag=True, help="List every vertex (instances and jobs not collapsed).")

@@ -19,6 +19,21 @@ from lineage.cli_inspect import resolving
 
 FORMAT_CHOICE = click.Choice(["dot", "mermaid", "graphml"])
 ENGINE_CHOICE = click.Choice(["auto", "local", "spark"])
+_TRAVERSAL_OPTIONS = (
+    click.argument("ids", nargs=-1, required=True),
+    click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory."),
+    click.option("--as-of", "as_of", metavar="ISO", help="Ask about the graph as it was then (default: now)."),
+    click.option("--max-depth", type=click.IntRange(1, None), help="Stop after this many hops."),
+    click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True,
+                 help="networkx in memory (local) or GraphFrames (spark); auto picks by graph size."),
+)
+
+
+def traversal_options(function):
+    """The arguments ``impact`` and ``upstream`` share: ids, warehouse, as-of, depth, engine."""
+    for option in reversed(_TRAVERSAL_OPTIONS):
+        function = option(function)
+    return function
 
 
 def print_answer(warehouse: Path, result: Any, *, question: str, downstream: bool, as_json: bool,
@@ -76,12 +91,7 @@ def print_blast(warehouse: Path, ranked: Sequence[Any], top: int) -> None:
 
 
 @click.command()
-@click.argument("ids", nargs=-1, required=True)
-@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
-@click.option("--as-of", "as_of", metavar="ISO", help="Ask about the graph as it was then (default: now).")
-@click.option("--max-depth", type=click.IntRange(1, None), help="Stop after this many hops.")
-@click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True,
-              help="networkx in memory (local) or GraphFrames (spark); auto picks by graph size.")
+@traversal_options
 @click.option("--all", "every", is_flag=True, help="List every vertex (instances and jobs not collapsed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Print the upstream subgraph for Graphviz, Mermaid or Gephi/yEd.")

@@ -11,11 +11,11 @@ once someone has read it, never because the code printed it (compare DataHub's
 from __future__ import annotations
 
 import json
-import subprocess
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
+import golden as golden_file
 import pytest
 
 from lineage.facts.core import FACT_NAMES
@@ -51,38 +51,14 @@ def as_text(rows: list[dict[str, Any]]) -> str:
     return json.dumps([{k: _plain(r[k]) for k in FACT_NAMES} for r in rows], indent=1, ensure_ascii=False) + "\n"
 
 
-def _uncommitted(root: Path) -> set[Path] | None:
-    """Golden files git sees as untracked or modified; None outside a git checkout."""
-    try:
-        out = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all", "--", "."],
-                             cwd=root, capture_output=True, text=True, check=True)
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=root, capture_output=True,
-                             text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return {Path(top) / line[3:].strip() for line in out.stdout.splitlines()}
-
-
-@pytest.fixture(scope="session")
-def _golden_state(request) -> dict[str, Any]:
-    return {"update": request.config.getoption("--update-golden"), "uncommitted": _uncommitted(GOLDEN.parent)}
-
-
 @pytest.fixture
-def golden(_golden_state) -> Callable[[str, list[dict[str, Any]]], None]:
+def golden(request) -> Callable[[str, list[dict[str, Any]]], None]:
     """``golden(case, rows)``: the facts must equal the committed ``golden/<case>.facts.json``."""
+    update = request.config.getoption("--update-golden")
 
     def check(case: str, rows: list[dict[str, Any]]) -> None:
-        path = GOLDEN / f"{case}.facts.json"
-        text = as_text(rows)
-        if _golden_state["update"] and (not path.exists() or path.read_text() != text):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-            pytest.fail(f"wrote {path}: read it against the seed, commit it, then run again")
-        assert path.exists(), f"no golden {path}: run pytest --update-golden, read the file, commit it"
-        assert json.loads(path.read_text()) == json.loads(text), f"facts differ from {path}"
-        uncommitted = _golden_state["uncommitted"]
-        assert uncommitted is None or path.resolve() not in uncommitted, (
-            f"{path} is not committed: read it against the seed, then commit it")
+        golden_file.check(GOLDEN / f"{case}.facts.json", as_text(rows), update=update, folder=GOLDEN,
+                          what="facts", read="read it against the seed",
+                          same=lambda text, stored: json.loads(text) == json.loads(stored))
 
     return check
