@@ -161,7 +161,10 @@ def resolve_in(warehouse: str | Path, texts: Iterable[str]) -> tuple[str, ...]:
     from lineage.graph.api import built
 
     texts = tuple(texts)
-    ids = set(pq.read_table(str(built(warehouse, "vertices").vertices), columns=["id"]).column("id").to_pylist())
+    dataset = pq.ParquetDataset(str(built(warehouse, "vertices").vertices))
+    if "id" not in dataset.schema.names:  # no vertex files at all: nothing to resolve against,
+        return texts  # the command's own reading says what is wrong (no graph, a damaged file)
+    ids = set(dataset.read(columns=["id"]).column("id").to_pylist())
     if all(t in ids for t in texts):
         return texts
     return resolve_all(texts, vertex_rows(warehouse))
