@@ -33,29 +33,35 @@ WITH as_of, source, collect([w IN ways WHERE t IS NOT NULL AND w[0] = distance
 UNWIND reduce(acc = [{node: source, distance: 0, rel: null, from: null}], l IN found | acc + l) AS table
 WITH as_of, table, table.node AS t, table.distance AS d
 // 2. around each affected table: readers (and their owners and baselines), owners, grantees
-WITH table, d, t,
+WITH as_of, table, d, t, [] AS around
+WITH as_of, table, d, t, around +
   [(x)-[r:READS]->(t)
      WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of)
        AND (x.deleted_at IS NULL OR x.deleted_at > as_of)
-     | {node: x, distance: d + 1, rel: 'READS', from: t.id}] +
+     | {node: x, distance: d + 1, rel: 'READS', from: t.id}] AS around
+WITH as_of, table, d, t, around +
   [(o)-[w:OWNS]->(x)-[r:READS]->(t)
      WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of)
        AND w.valid_from <= as_of AND (w.valid_to IS NULL OR w.valid_to > as_of)
        AND (x.deleted_at IS NULL OR x.deleted_at > as_of) AND (o.deleted_at IS NULL OR o.deleted_at > as_of)
-     | {node: o, distance: d + 2, rel: 'OWNS', from: x.id}] +
+     | {node: o, distance: d + 2, rel: 'OWNS', from: x.id}] AS around
+WITH as_of, table, d, t, around +
   [(b)<-[ib:IN_BASELINE]-(x)-[r:READS]->(t)
      WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of)
        AND ib.valid_from <= as_of AND (ib.valid_to IS NULL OR ib.valid_to > as_of)
        AND (x.deleted_at IS NULL OR x.deleted_at > as_of) AND (b.deleted_at IS NULL OR b.deleted_at > as_of)
-     | {node: b, distance: d + 2, rel: 'IN_BASELINE', from: x.id}] +
+     | {node: b, distance: d + 2, rel: 'IN_BASELINE', from: x.id}] AS around
+WITH as_of, table, d, t, around +
   [(o)-[w:OWNS]->(t)
      WHERE w.valid_from <= as_of AND (w.valid_to IS NULL OR w.valid_to > as_of)
        AND (o.deleted_at IS NULL OR o.deleted_at > as_of)
-     | {node: o, distance: d + 1, rel: 'OWNS', from: t.id}] +
+     | {node: o, distance: d + 1, rel: 'OWNS', from: t.id}] AS around
+WITH as_of, table, d, t, around +
   [(g)-[a:CAN_ACCESS]->(t)
      WHERE a.valid_from <= as_of AND (a.valid_to IS NULL OR a.valid_to > as_of)
        AND (g.deleted_at IS NULL OR g.deleted_at > as_of)
-     | {node: g, distance: d + 1, rel: 'CAN_ACCESS', from: t.id}] +
+     | {node: g, distance: d + 1, rel: 'CAN_ACCESS', from: t.id}] AS around
+WITH as_of, table, d, t, around +
   [(m)-[h:HAS_ROLE]->(g)-[a:CAN_ACCESS]->(t)
      WHERE a.valid_from <= as_of AND (a.valid_to IS NULL OR a.valid_to > as_of)
        AND h.valid_from <= as_of AND (h.valid_to IS NULL OR h.valid_to > as_of)

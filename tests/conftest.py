@@ -118,13 +118,16 @@ def demo_warehouse(spark, tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def demo_graph(demo_warehouse, tmp_path_factory):
-    """A Bolt server holding the exported demo graph, for the cypher/ query tests (read-only)."""
+    """A Bolt server holding the exported demo graph with its impact (`--with-impact`), for the
+    cypher/ query tests (read-only)."""
     import boltserver
 
+    from lineage.export.impact import export_impact
     from lineage.export.neo4j import Target, export
 
     server = boltserver.start(tmp_path_factory.mktemp("falkordb-demo"))
     export(demo_warehouse, Target(server.uri), batch_size=500)
+    export_impact(demo_warehouse, Target(server.uri), engine="local")
     yield server
     server.stop()
 
@@ -154,3 +157,47 @@ def generated(spark, tmp_path_factory):
     build(warehouse, spark=spark)
     return SimpleNamespace(root=root / "platform", warehouse=warehouse, summary=result.summary,
                            ingest=json.loads(ran.stdout), truth=root / "platform" / "truth")
+
+
+PLATFORM_TABLES, PLATFORM_DAYS = 1000, 7
+"""The realistic-size platform the cypher/ queries must hold on (issue 18): built once, slow."""
+
+
+@pytest.fixture(scope="session")
+def platform(spark, tmp_path_factory):
+    """`lineage generate --tables 1000 --days 7` ingested and built once (read-only)."""
+    from types import SimpleNamespace
+
+    from click.testing import CliRunner
+
+    from lineage.cli import main
+    from lineage.generate import generate
+    from lineage.graph.build import build
+
+    root = tmp_path_factory.mktemp("platform")
+    result = generate(root / "platform", tables=PLATFORM_TABLES, days=PLATFORM_DAYS)
+    warehouse = root / "warehouse"
+    ran = CliRunner().invoke(main, ["ingest", str(root / "platform" / "events"), "--warehouse", str(warehouse)])
+    assert ran.exit_code == 0, ran.output
+    (warehouse / "aliases.csv").write_text((root / "platform" / "aliases.csv").read_text())
+    build(warehouse, spark=spark)
+    return SimpleNamespace(root=root / "platform", warehouse=warehouse, summary=result.summary)
+
+
+@pytest.fixture(scope="session")
+def platform_graph(platform, tmp_path_factory):
+    """A Bolt server holding the exported platform with its impact (`export neo4j --with-impact`
+    over the whole history), for the cypher/ query tests (read-only; the impact test rewrites
+    the impact and leaves it as it found it)."""
+    import boltserver
+
+    from lineage.export.impact import export_impact
+    from lineage.export.neo4j import Target, export
+
+    server = boltserver.start(tmp_path_factory.mktemp("falkordb-platform"))
+    try:
+        export(platform.warehouse, Target(server.uri), batch_size=1000)
+        export_impact(platform.warehouse, Target(server.uri), engine="local")
+        yield server
+    finally:
+        server.stop()

@@ -395,12 +395,22 @@ def export_group() -> None:
                    "FalkorDB: falkordb-bulk-loader); auto from 100,000 rows (see README).")
 @click.option("--redis-url", envvar="FALKORDB_REDIS_URL", metavar="redis://HOST:PORT",
               help="FalkorDB's Redis address for the bulk loader (or $FALKORDB_REDIS_URL; default: port 6379 of the Bolt host).")
+@click.option("--with-impact", is_flag=True,
+              help="Also write the window's blast radius as (:Change)-[:AFFECTS]->(x) and per-table summaries "
+                   "(replaced on every run; see README).")
+@click.option("--since", metavar="DATE", help="With --with-impact: changes at or after this time.")
+@click.option("--until", metavar="DATE", help="With --with-impact: changes before this time (summaries as of then).")
+@click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True, help="With --with-impact: the engine.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
 def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None, database: str | None, batch_size: int,
                  dialect: str, full: bool, dry_run: bool, retry_seconds: float, bulk: str, redis_url: str | None,
-                 as_json: bool) -> None:
+                 with_impact: bool, since: str | None, until: str | None, engine: str, as_json: bool) -> None:
     """Export the temporal graph over Bolt: incremental, idempotent, resumable (see README)."""
+    from lineage.export.impact import export_impact
     from lineage.export.neo4j import Target, export
+
+    if (since or until) and not with_impact:
+        raise click.UsageError("--since/--until choose the window of --with-impact")
 
     target = Target.from_options(uri, user, password_env, database)
     if not target.password and not dry_run:
@@ -408,8 +418,15 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
     with _export_progress(not as_json) as progress:
         result = export(warehouse, target, batch_size=batch_size, dry_run=dry_run, full=full, dialect=dialect,
                         retry_seconds=retry_seconds, progress=progress, bulk=bulk, redis_url=redis_url)
+    impact = None
+    if with_impact and not result.dry_run:
+        if result.import_command:
+            raise click.UsageError("--with-impact writes over Bolt: load the import files first, then run "
+                                   "`export neo4j --with-impact` again")
+        impact = export_impact(warehouse, target, since=since, until=until, batch_size=batch_size, dialect=dialect,
+                               retry_seconds=retry_seconds, engine=engine)
     if as_json:
-        click.echo(result.as_json())
+        click.echo(json.dumps({**json.loads(result.as_json()), "impact": impact}) if impact else result.as_json())
         return
     for note in result.notes:
         say(f"export: {note}")
@@ -428,6 +445,9 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
         click.echo(result.import_command)
     elif not result.dry_run:
         say(f"export: {result.batches} batch(es) in {result.seconds:.1f}s")
+    if impact:
+        say(f"export: impact of {impact['changes']} change(s) [{impact['since'] or '-'}, {impact['until'] or '-'}): "
+            f"{impact['affects']} AFFECTS, {impact['tables']} table summaries")
 
 
 class _export_progress:

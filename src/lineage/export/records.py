@@ -30,9 +30,10 @@ from lineage.graph.api import built
 
 CHANGE_LABEL = "Change"
 CHANGES_REL = "CHANGES"
+AFFECTS_REL = "AFFECTS"  # written by `export neo4j --with-impact` (lineage.export.impact)
 MARKER_LABEL = "LineageExport"
 NODE_LABELS: frozenset[str] = frozenset(ids.LABELS) | {CHANGE_LABEL}
-REL_TYPES: frozenset[str] = ids.RELATIONSHIPS | {CHANGES_REL}
+REL_TYPES: frozenset[str] = ids.RELATIONSHIPS | {CHANGES_REL, AFFECTS_REL}
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # arrow's %S on microsecond timestamps prints SS.ffffff
 
 VERTEX_CORE = ("id", "label", "name", "first_seen", "last_seen", "deleted_at", "event_count")
