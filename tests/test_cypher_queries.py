@@ -17,6 +17,7 @@ parameters and their agreement with the portable query beside them, not executed
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from collections import defaultdict, deque
@@ -33,7 +34,7 @@ NEO4J_ONLY = ".neo4j.cypher"
 PORTABLE = [f for f in FILES if not f.name.endswith(NEO4J_ONLY)]
 EXPECTED = {
     "downstream_blast_radius", "upstream_lineage", "who_can_access", "pii_exposure", "changes_this_week",
-    "dangling_grants", "failing_instances_downstream", "most_central_tables",
+    "dangling_grants", "failing_instances_downstream", "most_central_tables", "change_impact",
 }
 REQUEST_LIMIT = 3900  # bytes of query + rendered parameters; FalkorDB 1.4.1 crashed at ~4090
 
@@ -368,6 +369,29 @@ def check_changes(server, warehouse, since: str, until: str) -> list[dict[str, A
     return rows
 
 
+@functools.lru_cache(maxsize=4)
+def ranked_blast(warehouse: str) -> dict[str, tuple[int, Any]]:
+    """change id -> (rank, ChangeImpact with every affected vertex), over the whole history."""
+    from lineage.analysis import api
+
+    return {r.change_id: (rank, r) for rank, r in enumerate(api.blast(warehouse, engine="local", affected=None), 1)}
+
+
+def check_change_impact(server, warehouse, change_ids: list[str]) -> int:
+    """change_impact.cypher on a graph exported `--with-impact` (whole history) = the blast radius
+    of each change (`lineage.analysis.api.blast`, every affected vertex); rows seen in all."""
+    by_id = ranked_blast(str(warehouse))
+    seen = 0
+    for change_id in change_ids:
+        rows = run(server, "change_impact", change_id=change_id)
+        rank, impact = by_id[change_id]
+        assert [(r["id"], r["label"], r["distance"]) for r in rows] == \
+            sorted(((a.id, a.label, a.distance) for a in impact.affected), key=lambda x: (x[2], x[0])), change_id
+        assert all((r["rank"], r["score"], r["affected"]) == (rank, impact.score, impact.count) for r in rows)
+        seen += len(rows)
+    return seen
+
+
 def central_expected(warehouse) -> list[tuple[str, int, int, int]]:
     """(table, score, downstream, readers) on open intervals between live vertices, ranked."""
     from lineage.graph.api import load_rows
@@ -564,6 +588,16 @@ def test_failing_instances_downstream_of_the_schema_change(demo_graph, demo_ware
     # downstream of dws_sales_daily's own creation, but the failing node reads upstream of it: nothing
     change = _change(demo_warehouse, "create", DEMO + "ads_sales_report")
     assert run(demo_graph, "failing_instances_downstream", change_id=change["change_id"]) == []
+
+
+def test_change_impact_equals_blast_radius(demo_graph, demo_warehouse):
+    from lineage.graph.api import change_rows
+
+    assert check_change_impact(demo_graph, demo_warehouse, [c["change_id"] for c in change_rows(demo_warehouse)])
+    rows = run(demo_graph, "change_impact", change_id="8f173bf9e47facd9721999794acbbc18")
+    assert {r["entity"] for r in rows} == {DEMO + "dwd_orders"} and rows[0]["kind"] == "schema_change"
+    by_hand = {r["id"]: r["distance"] for r in rows}
+    assert by_hand[DEMO + "dws_sales_daily"] == 1 and by_hand["node:dataworks:700100004"] == 1
 
 
 def test_most_central_tables(demo_graph, demo_warehouse):
@@ -871,6 +905,17 @@ def platform_parameters(warehouse) -> dict[str, list[dict[str, Any]]]:
                (last + day).strftime("%Y-%m-%d")]
     since, until = first.strftime("%Y-%m-%d"), (last + day).strftime("%Y-%m-%d")
     picked = [c for c in changes if c["entity_id"] in hubs][:6] + changes[:2] + changes[-2:]
+    picked += [c for c in changes if c["kind"] in ("drop", "schema_change", "node_update")][:4]
+    # changes to a table read by a node that failed after them: failing_instances_downstream's answers
+    failed = {v["id"]: v["first_seen"] for v in vertices
+              if v["label"] == "Instance" and v["properties"].get("status_code") == "5"}
+    failed_at = defaultdict(list)
+    for e in edges:
+        if e["relationship"] == "HAS_INSTANCE" and e["dst"] in failed:
+            failed_at[e["src"]].append(failed[e["dst"]])
+    read_by_failing = {(e["dst"], when) for e in edges if e["relationship"] == "READS" for when in failed_at.get(e["src"], ())}
+    before_failure = [c for c in changes if any(t == c["entity_id"] and c["time"] < when for t, when in read_by_failing)]
+    failing = before_failure[:2] + before_failure[-2:]
     by_table = [{"table_id": t, "as_of": m} for t in hubs for m in moments]
     return {
         "downstream_blast_radius": by_table,
@@ -879,8 +924,9 @@ def platform_parameters(warehouse) -> dict[str, list[dict[str, Any]]]:
         "pii_exposure": [{"as_of": m} for m in moments],
         "changes_this_week": [{"since": since, "until": until}, {"since": moments[1][:10], "until": moments[2]}],
         "dangling_grants": [{}],
-        "failing_instances_downstream": [{"change_id": c["change_id"]} for c in picked],
+        "failing_instances_downstream": [{"change_id": c["change_id"]} for c in picked + failing],
         "most_central_tables": [{"limit": 10}, {"limit": 100_000}],
+        "change_impact": [{"change_id": c["change_id"]} for c in picked],
     }
 
 
@@ -910,6 +956,8 @@ def check_platform(server, warehouse, name: str, params: dict[str, Any]) -> list
         return rows
     if name == "dangling_grants":
         return check_dangling(server, warehouse)
+    if name == "change_impact":  # the platform graph is exported --with-impact (conftest)
+        return [{}] * check_change_impact(server, warehouse, [params["change_id"]])
     raise AssertionError(f"{name}: no oracle for it on the platform")
 
 
