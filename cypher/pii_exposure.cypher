@@ -19,6 +19,9 @@
 // who_can_access.cypher, roles through their members); `exposed`: readers of a derived table who
 // can read none of the mark's origins (for labels: and whose user label is below the level).
 // Not covered: a label grant on an origin as clearance.
+// After `lineage export neo4j --with-impact` each Table holds `sensitive_reached` (the ids of the
+// marks propagated into it, as of the export window's end): `MATCH (t:Table) WHERE
+// size(t.sensitive_reached) > 0 RETURN t.id, t.sensitive_reached` is then a one-hop answer.
 WITH CASE size($as_of) WHEN 10 THEN $as_of + 'T00:00:00.000000Z'
                        WHEN 20 THEN substring($as_of, 0, 19) + '.000000Z'
                        ELSE $as_of END AS as_of
