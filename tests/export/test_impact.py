@@ -108,3 +108,19 @@ def test_with_impact_table_summaries(platform, platform_graph):
             reached.setdefault(r["table"], set()).add(r["mark"])
     assert reached, "the platform propagates no sensitive mark: the check shows nothing"
     assert {i: set(r["marks"] or []) for i, r in rows.items() if r["marks"]} == reached
+
+
+def test_window_options_need_with_impact(tmp_path):
+    ran = CliRunner().invoke(main, ["export", "neo4j", "--warehouse", str(tmp_path), "--uri", "bolt://127.0.0.1:1",
+                                    "--since", "2024-07-01"])
+    assert ran.exit_code == 2 and "--since/--until choose the window of --with-impact" in ran.output
+
+
+def test_impact_statements_use_the_vocabulary_only():
+    from lineage.export.impact import write_affects_query
+    from lineage.export.records import REL_TYPES, VocabularyError
+
+    assert "AFFECTS" in REL_TYPES
+    assert "(x:`Table` {id: r.id})" in write_affects_query("Table") and "$rows" in write_affects_query("Table")
+    with pytest.raises(VocabularyError):
+        write_affects_query("Table` {id: 1}) DETACH DELETE x //")
