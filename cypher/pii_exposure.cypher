@@ -14,69 +14,77 @@
 // - marks flow downstream along FEEDS (25 hops at most), never into or through a table tagged
 //   propagation:stop / NoPropagation or with propagate = 'false';
 // - a table that carries the mark itself (a label of at least that level) does not receive it.
+// "Valid at as_of" is written `coalesce(valid_to, 'z') > as_of` here (= valid_to null or later:
+// 'z' sorts after every time) to keep the request under FalkorDB's 4 KiB.
 // One row per (mark, table): the origins (distance 0: the table carries it) and every table it
 // reaches, with its fewest hops from an origin. `readers`: who can read the table (as in
 // who_can_access.cypher, roles through their members); `exposed`: readers of a derived table who
-// can read none of the mark's origins (for labels: and whose user label is below the level).
-// Not covered: a label grant on an origin as clearance.
+// can read none of the mark's origins (for labels: and neither their user label nor a label grant
+// on an origin reaches the level).
 // After `lineage export neo4j --with-impact` each Table holds `sensitive_reached` (the ids of the
 // marks propagated into it, as of the export window's end): `MATCH (t:Table) WHERE
 // size(t.sensitive_reached) > 0 RETURN t.id, t.sensitive_reached` is then a one-hop answer.
 WITH CASE size($as_of) WHEN 10 THEN $as_of + 'T00:00:00.000000Z'
                        WHEN 20 THEN substring($as_of, 0, 19) + '.000000Z'
-                       ELSE $as_of END AS as_of
+                       ELSE $as_of END AS at
 // tables that stop propagation
 MATCH (b:Table)
-WITH as_of, b, [(b)-[s:TAGGED]->(x)
-     WHERE s.valid_from <= as_of AND (s.valid_to IS NULL OR s.valid_to > as_of)
+WITH at, b, [(b)-[s:TAGGED]->(x)
+     WHERE s.valid_from <= at AND coalesce(s.valid_to, 'z') > at
        AND toLower(substring(x.id, size(split(x.id, ':')[0]) + size(split(x.id, ':')[1]) + 2))
            IN ['propagation:stop', 'nopropagation'] | x] AS stop_tags
-WITH as_of, collect(CASE WHEN size(stop_tags) > 0 OR toLower(trim(coalesce(b.propagate, ''))) = 'false'
+WITH at, collect(CASE WHEN size(stop_tags) > 0 OR toLower(trim(coalesce(b.propagate, ''))) = 'false'
                          THEN b END) AS blocked
 // marks on tables and their columns
 MATCH m = (origin:Table)-[:HAS_COLUMN*0..1]->()-[:TAGGED|HAS_LABEL]->(mark)
-WHERE all(r IN relationships(m) WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of))
-  AND all(n IN nodes(m) WHERE n.deleted_at IS NULL OR n.deleted_at > as_of)
-WITH DISTINCT as_of, blocked, origin, mark,
+WHERE all(r IN relationships(m) WHERE r.valid_from <= at AND coalesce(r.valid_to, 'z') > at)
+  AND all(n IN nodes(m) WHERE coalesce(n.deleted_at, 'z') > at)
+WITH DISTINCT at, blocked, origin, mark,
      substring(mark.id, size(split(mark.id, ':')[0]) + size(split(mark.id, ':')[1]) + 2) AS key
-WITH as_of, blocked, origin, mark, toInteger(coalesce(mark.level, key)) AS level,
+WITH at, blocked, origin, mark, toInteger(coalesce(mark.level, key)) AS level,
      [i IN range(0, size(key) - 1) | substring(key, i, 1)] AS cs
-WITH as_of, blocked, origin, mark, level, reduce(s = ' ', i IN range(0, size(cs) - 1) | s + CASE
+WITH at, blocked, origin, mark, level, reduce(s = ' ', i IN range(0, size(cs) - 1) | s + CASE
        WHEN NOT ('a' <= cs[i] <= 'z' OR 'A' <= cs[i] <= 'Z' OR '0' <= cs[i] <= '9') THEN ' '
        WHEN i > 0 AND 'A' <= cs[i] <= 'Z' AND ('a' <= cs[i - 1] <= 'z' OR '0' <= cs[i - 1] <= '9')
          THEN ' ' + toLower(cs[i])
        ELSE toLower(cs[i]) END) + ' ' AS words
-WITH as_of, blocked, origin, mark, level,
+WITH at, blocked, origin, mark, level,
      (mark:Tag AND any(w IN ['pii', 'sensitive', 'confidential', 'restricted'] WHERE words CONTAINS (' ' + w + ' ')))
      OR (mark:Label AND level >= 2) AS sensitive
 WHERE sensitive
 // where each mark flows
 MATCH p = (origin)-[:FEEDS*0..25]->(t:Table)
-WHERE all(f IN relationships(p) WHERE f.valid_from <= as_of AND (f.valid_to IS NULL OR f.valid_to > as_of))
-  AND all(n IN nodes(p) WHERE n.deleted_at IS NULL OR n.deleted_at > as_of)
+WHERE all(f IN relationships(p) WHERE f.valid_from <= at AND coalesce(f.valid_to, 'z') > at)
+  AND all(n IN nodes(p) WHERE coalesce(n.deleted_at, 'z') > at)
   AND (length(p) = 0 OR none(n IN nodes(p) WHERE n IN blocked))
-WITH as_of, mark, level, origin, t, length(p) AS hops,
+WITH at, mark, level, origin, t, length(p) AS hops,
      [c = (t)-[:HAS_COLUMN*0..1]->()-[:TAGGED|HAS_LABEL]->(own)
-      WHERE all(r IN relationships(c) WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of))
+      WHERE all(r IN relationships(c) WHERE r.valid_from <= at AND coalesce(r.valid_to, 'z') > at)
         AND (own = mark OR (mark:Label AND own:Label AND toInteger(coalesce(own.level, split(own.id, ':')[2])) >= level))
       | own] AS covering
 WHERE hops = 0 OR size(covering) = 0
-WITH as_of, mark, level, t, min(hops) AS distance, collect(DISTINCT origin) AS origins
-// readers of each table; the readers of a mark's origins were cleared for it at the source
-WITH as_of, mark, level, t, distance, origins,
+WITH at, mark, level, t, min(hops) AS distance, collect(DISTINCT origin) AS origins
+// readers of each table (and label grants: a clearance, not a read); readers of a mark's origins,
+// and holders of a label grant of its level there, were cleared for it at the source
+WITH at, mark, level, t, distance, origins,
      [q = (t)-[:IN_PROJECT|HAS_COLUMN*0..1]->()<-[g:CAN_ACCESS]-()<-[:HAS_ROLE*0..1]-(u)
-      WHERE NOT u:Role AND coalesce(g.qualifier, '') <> 'label'
-        AND all(r IN relationships(q) WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of))
-        AND all(n IN nodes(q) WHERE n.deleted_at IS NULL OR n.deleted_at > as_of) | u] AS readers
+      WHERE NOT u:Role
+        AND all(r IN relationships(q) WHERE r.valid_from <= at AND coalesce(r.valid_to, 'z') > at)
+        AND all(n IN nodes(q) WHERE coalesce(n.deleted_at, 'z') > at)
+      | {u: u, lab: coalesce(g.qualifier, '') = 'label', lv: toInteger(g.label)}] AS grants
+WITH at, mark, level, t, distance, origins, [x IN grants WHERE NOT x.lab | x.u] AS readers,
+     [x IN grants WHERE x.lab AND x.lv >= level | x.u] AS granted
 UNWIND CASE WHEN size(readers) = 0 THEN [null] ELSE readers END AS reader
-WITH mark, level, t, distance, origins, reader,
-     [(reader)-[h:HAS_LABEL]->(l) WHERE mark:Label AND h.valid_from <= as_of AND (h.valid_to IS NULL OR h.valid_to > as_of)
+WITH mark, level, t, distance, origins, granted, reader,
+     [(reader)-[h:HAS_LABEL]->(l) WHERE mark:Label AND h.valid_from <= at AND coalesce(h.valid_to, 'z') > at
         AND toInteger(coalesce(l.level, split(l.id, ':')[2])) >= level | l] AS clearance
-WITH mark, t, distance, origins, collect(DISTINCT reader) AS readers,
+WITH mark, t, distance, origins, granted, collect(DISTINCT reader) AS readers,
      collect(CASE WHEN size(clearance) > 0 THEN reader END) AS labelled
-WITH mark, collect({t: t, distance: distance, origins: origins, readers: readers, labelled: labelled}) AS rows
+WITH mark, collect({t: t, distance: distance, origins: origins, readers: readers, labelled: labelled,
+                    granted: granted}) AS rows
 UNWIND rows AS row
-WITH mark, row, reduce(acc = [], x IN rows | acc + CASE WHEN x.t IN row.origins THEN x.readers ELSE [] END) AS cleared
+WITH mark, row, reduce(acc = [], x IN rows | acc + CASE WHEN x.t IN row.origins THEN x.readers + x.granted ELSE [] END)
+     AS cleared
 RETURN mark.id AS mark, row.distance AS distance, row.t.id AS table, [o IN row.origins | o.id] AS origins,
        [u IN row.readers | u.id] AS readers,
        [u IN row.readers WHERE row.distance > 0 AND NOT u IN cleared AND NOT u IN row.labelled | u.id] AS exposed
