@@ -7,7 +7,8 @@
 //   :param limit => 10
 
 // On the current graph: open intervals (valid_to null) between vertices not deleted.
-// score = downstream + readers, where `downstream` counts distinct tables reachable along FEEDS
+// score = downstream + readers, where `downstream` counts distinct tables and storage locations
+// (Location: OSS/HDFS paths written or read outside MaxCompute) reachable along FEEDS
 // (25 hops at most) and `readers` the distinct vertices with a READS into the table (every
 // MaxCompute job run counts, so a table read daily outranks one read once; `reading_nodes` counts
 // the readers that are not Jobs). `upstream` and `writers` are shown for context. Ties by id.
@@ -16,7 +17,7 @@
 // + t.readers AS score ORDER BY score DESC` is then a one-hop answer on any graph size.
 MATCH (t:Table)
 WHERE t.deleted_at IS NULL
-OPTIONAL MATCH down = (t)-[:FEEDS*1..25]->(d:Table)
+OPTIONAL MATCH down = (t)-[:FEEDS*1..25]->(d)
 WHERE all(f IN relationships(down) WHERE f.valid_to IS NULL) AND all(n IN nodes(down) WHERE n.deleted_at IS NULL)
   AND d <> t
 WITH t, count(DISTINCT d) AS downstream

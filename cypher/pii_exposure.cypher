@@ -11,7 +11,7 @@
 // - a mark is on a table or one of its columns (HAS_COLUMN); a tag counts when a word of its name
 //   is pii, sensitive, confidential or restricted (words split at non-letters/digits and at
 //   camelCase, case-insensitive: pii_email, HighlySensitive); a Label by its `level` (else id key);
-// - marks flow downstream along FEEDS (25 hops at most), never into or through a table tagged
+// - marks flow downstream along FEEDS into tables and storage locations (25 hops at most), never into or through a table tagged
 //   propagation:stop / NoPropagation or with propagate = 'false';
 // - a table that carries the mark itself (a label of at least that level) does not receive it.
 // "Valid at as_of" is written `coalesce(valid_to, 'z') > as_of` here (= valid_to null or later:
@@ -53,7 +53,7 @@ WITH at, blocked, origin, mark, level,
      OR (mark:Label AND level >= 2) AS sensitive
 WHERE sensitive
 // where each mark flows
-MATCH p = (origin)-[:FEEDS*0..25]->(t:Table)
+MATCH p = (origin)-[:FEEDS*0..25]->(t)
 WHERE all(f IN relationships(p) WHERE f.valid_from <= at AND coalesce(f.valid_to, 'z') > at)
   AND all(n IN nodes(p) WHERE coalesce(n.deleted_at, 'z') > at)
   AND (length(p) = 0 OR none(n IN nodes(p) WHERE n IN blocked))
