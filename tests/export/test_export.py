@@ -67,8 +67,8 @@ def expected(warehouse: Path) -> tuple[Counter, Counter]:
         props = with_extra({k: iso(v[k]) for k in V_CORE if v[k] is not None}, v["properties"], V_CORE)
         nodes[(v["label"], json.dumps(props, sort_keys=True))] += 1
     for c in changes:
-        props = {"id": c["change_id"], **{k: iso(c[k]) for k in C_CORE if c[k] is not None}}
-        props = with_extra(props, c["properties"], ("id", *C_CORE))
+        props = {"id": c["change_id"], "change_id": c["change_id"], **{k: iso(c[k]) for k in C_CORE if c[k] is not None}}
+        props = with_extra(props, c["properties"], ("id", "change_id", *C_CORE))
         nodes[("Change", json.dumps(props, sort_keys=True))] += 1
         rels[(c["change_id"], "CHANGES", c["entity_id"], "{}")] += 1
     for e in edges:

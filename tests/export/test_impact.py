@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from lineage.cli import main
 
-COUNT_ONE = "MATCH (c:Change {id: $id})-[:AFFECTS]->(x) RETURN count(x) AS n"
+COUNT_ONE = "MATCH (c:Change {change_id: $id})-[:AFFECTS]->(x) RETURN count(x) AS n"  # the issue's own query
 
 
 def cli(*args: str) -> str:

@@ -38,7 +38,7 @@ TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # arrow's %S on microsecond timestamps print
 
 VERTEX_CORE = ("id", "label", "name", "first_seen", "last_seen", "deleted_at", "event_count")
 EDGE_CORE = ("key", "qualifier", "valid_from", "valid_to", "last_seen", "event_count", "closed_by")
-CHANGE_CORE = ("id", "entity_id", "entity_label", "kind", "time", "actor", "event_id", "source")
+CHANGE_CORE = ("id", "change_id", "entity_id", "entity_label", "kind", "time", "actor", "event_id", "source")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -161,7 +161,7 @@ def graph(warehouse: str | Path) -> tuple[list[Node], list[Rel]]:
         rels.append(Rel(check_type(e["relationship"]), key, check_label(e["src_label"]), e["src"],
                         check_label(e["dst_label"]), e["dst"], props, digest(props)))
     for c in _rows(wh.changes):
-        core = {"id": c["change_id"], **{k: c.get(k) for k in CHANGE_CORE if k != "id"}}
+        core = {"id": c["change_id"], **{k: c.get(k) for k in CHANGE_CORE if k != "id"}}  # change_id: also by name
         props = flat(core, c["properties"], CHANGE_CORE)
         nodes.append(Node(CHANGE_LABEL, c["change_id"], props, digest(props)))
         link = {"key": c["change_id"]}
