@@ -196,7 +196,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
         facts = spark.createDataFrame([], FACTS.ddl)
     facts = facts.select(*FACTS.names).persist(StorageLevel.MEMORY_AND_DISK)
     say("folding facts into the temporal graph")
-    vertices, edges, changes = fold.fold(facts, alias_df)
+    cached: list = []
+    vertices, edges, changes = fold.fold(facts, alias_df, cached)
     # the graph's three datasets replace the previous ones together, with the build's log
     with Transaction(wh.root, "build.graph") as graph_txn:  # committed at the end of the block
         staged = {"vertices": graph_txn.replace(wh.vertices), "edges": graph_txn.replace(wh.edges),
@@ -205,6 +206,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             say(f"writing {name}")
             frame.write.mode("overwrite").parquet(str(staged[name]))
             pause_point("build.graph-write")
+        for frame in cached:
+            frame.unpersist()
 
         stored_v = spark.read.parquet(str(staged["vertices"]))
         stored_e = spark.read.parquet(str(staged["edges"]))

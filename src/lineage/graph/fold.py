@@ -29,6 +29,7 @@ that a failed run's status report decides its Job or Instance status.
 
 from __future__ import annotations
 
+from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -397,11 +398,23 @@ def fold_changes(facts: DataFrame) -> DataFrame:
     ).select(*CHANGES.names)
 
 
-def fold(facts: DataFrame, aliases: DataFrame | None = None) -> tuple[DataFrame, DataFrame, DataFrame]:
-    """All facts -> (vertices, edges, changes)."""
+def fold(facts: DataFrame, aliases: DataFrame | None = None,
+         cached: list[DataFrame] | None = None) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """All facts -> (vertices, edges, changes).
+
+    With ``cached`` (a list the caller unpersists after writing), the alias-resolved facts and
+    the folded edges are persisted: the three outputs share the first, and the edges are both
+    written and joined to derive FEEDS, so unpersisted the edge fold (two thirds of a build)
+    ran twice."""
     resolved = resolve_aliases(facts, aliases)
+    if cached is not None:
+        resolved = resolved.persist(StorageLevel.MEMORY_AND_DISK)
+        cached.append(resolved)
     state = state_facts(resolved)
     edges = fold_edges(state)
+    if cached is not None:
+        edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
+        cached.append(edges)
     edges = edges.unionByName(derive_feeds(edges))
     vertices = fold_vertices(state, status_reports(resolved.where(F.col("op") != "error")))
     vertices = name_merged(vertices, aliases)
