@@ -49,7 +49,9 @@ SIZES = {  # events -> (tables, days): ~5.8 events per table per day, at least t
     "1e5": (600, 28),
     "1e6": (4000, 43),
     "1e7": (24000, 72),
+    "1e6/week": (24600, 7),  # one ISO week (the default start is a Monday) of 10^6 events: the weekly report's size
 }
+STEPS = ("per-instant", "impact", "export")  # the steps --skip can leave out
 BUSIEST = 10
 
 
@@ -165,11 +167,11 @@ def pipeline(label: str, events: Path, warehouse: Path, tables: int, days: int, 
 
 
 def one_size(label: str, tables: int, days: int, tmp: Path, cap: float, engines: list[str],
-             reuse: bool = False) -> list[dict[str, Any]]:
+             reuse: bool = False, skip: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
     import boltserver
 
     rows: list[dict[str, Any]] = []
-    base = tmp / label
+    base = tmp / label.replace("/", "-")
     events, warehouse = base / "platform", base / "warehouse"
 
     def row(step: str, seconds: float, peak: float, **extra: Any) -> None:
@@ -185,7 +187,7 @@ def one_size(label: str, tables: int, days: int, tmp: Path, cap: float, engines:
     since, until, week = last_week(date.fromisoformat(summary["start"]), days)
     found: dict[str, dict[str, Any]] = {}
     env = {**os.environ, "BLAST_SINCE": since, "BLAST_UNTIL": until}
-    for method in ["local", *(["spark"] if "spark" in engines else []), "per-instant"]:
+    for method in ["local", *(["spark"] if "spark" in engines else []), *([] if "per-instant" in skip else ["per-instant"])]:
         out_file = base / f"blast-{method}.json"
         seconds, peak, _ = timed([sys.executable, str(ROOT / "benchmarks" / "blast.py"), "--cap", str(cap),
                                   method, str(warehouse), str(out_file)], env=env)
@@ -203,19 +205,22 @@ def one_size(label: str, tables: int, days: int, tmp: Path, cap: float, engines:
             extra["note"] = f"{result['done_instants']} instants in {result['seconds']:.0f} s; all: ~{result['extrapolated']:.0f} s"
         row(name, result["seconds"], result["peak_mb"] + result.get("jvm_peak_mb", 0.0), **extra)
 
-    busiest = busiest_tables(warehouse, BUSIEST)
-    impact_seconds, impact_peak, downstream = 0.0, 0.0, {}
-    for table in busiest:
-        seconds, peak, out = timed(lineage("impact", table, "--warehouse", str(warehouse), "--engine", "local",
-                                           "--relationship", "FEEDS", "--json"))
-        impact_seconds, impact_peak = impact_seconds + seconds, max(impact_peak, peak)
-        downstream[table] = {a["id"] for a in json.loads(out)["affected"] if a["label"] == "Table"}
-    row(f"impact of the {len(busiest)} busiest tables (CLI, local)", impact_seconds, impact_peak)
-
     for engine in engines:
         seconds, peak, _ = timed(lineage("report", "--warehouse", str(warehouse), "--week", week,
                                          "--out", str(base / f"reports-{engine}"), "--engine", engine))
         row(f"report {week} ({engine})", seconds, peak)
+    busiest = busiest_tables(warehouse, BUSIEST)
+    downstream: dict[str, set[str]] = {}
+    if "impact" not in skip:
+        impact_seconds, impact_peak = 0.0, 0.0
+        for table in busiest:
+            seconds, peak, out = timed(lineage("impact", table, "--warehouse", str(warehouse), "--engine", "local",
+                                               "--relationship", "FEEDS", "--json"))
+            impact_seconds, impact_peak = impact_seconds + seconds, max(impact_peak, peak)
+            downstream[table] = {a["id"] for a in json.loads(out)["affected"] if a["label"] == "Table"}
+        row(f"impact of the {len(busiest)} busiest tables (CLI, local)", impact_seconds, impact_peak)
+    if "export" in skip:
+        return rows
 
     server = boltserver.start(base / "falkordb")
     try:
@@ -229,7 +234,7 @@ def one_size(label: str, tables: int, days: int, tmp: Path, cap: float, engines:
         if isinstance(answer, str):
             row("downstream of the busiest tables, variable-length Cypher", seconds, 0.0, note=answer)
         else:
-            equal = "yes" if answer == downstream else "NO"
+            equal = ("yes" if answer == downstream else "NO") if downstream else "-"
             row("downstream of the busiest tables, variable-length Cypher", seconds, 0.0, equal=equal)
     finally:
         server.stop()
@@ -256,6 +261,8 @@ def main() -> None:
     parser.add_argument("--large", action="store_true", help="Add 10^7 events.")
     parser.add_argument("--engines", default="local,spark", help="Engines for blast radius and the report.")
     parser.add_argument("--cap", type=float, default=60.0, help="Seconds before networkx-per-instant stops.")
+    parser.add_argument("--skip", nargs="+", default=[], choices=STEPS,
+                        help="Leave out these steps (e.g. the export, which takes long at 10^6 rows and more).")
     parser.add_argument("--json", type=Path, help="Also write the rows here.")
     parser.add_argument("--keep", type=Path, help="Work here and keep it (default: a temporary directory).")
     parser.add_argument("--reuse", action="store_true", help="With --keep: reuse a built warehouse found there.")
@@ -268,7 +275,7 @@ def main() -> None:
         for label in sizes:
             tables, days = SIZES[label]
             print(f"# {label} events: {tables} tables x {days} days", flush=True)
-            rows += one_size(label, tables, days, tmp, args.cap, engines, reuse=args.reuse)
+            rows += one_size(label, tables, days, tmp, args.cap, engines, reuse=args.reuse, skip=frozenset(args.skip))
     print_table(rows)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2, default=str))
