@@ -32,7 +32,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -40,6 +39,8 @@ import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
+
+from _measure import children_peak_mb, own_peak_mb  # benchmarks/, the script's folder
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -227,29 +228,6 @@ def digest(ranked: list[Any]) -> dict[str, Any]:
             for r in ranked}
 
 
-def child_peak_mb() -> float:
-    """Peak RSS of this process's descendants still alive (the Spark JVM), from /proc."""
-    me, total = os.getpid(), 0.0
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    family = {me}
-    for _ in range(5):
-        family |= {pid for pid, parent in parents.items() if parent in family}
-    for pid in family - {me}:
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    total += int(line.split()[1]) / 1024
-        except OSError:
-            continue
-    return total
-
-
 def run(method: str, warehouse: str, out: str, cap: float, limit: int) -> None:
     from lineage.analysis.blast import blast_radius
     from lineage.graph.api import change_rows
@@ -294,8 +272,8 @@ def run(method: str, warehouse: str, out: str, cap: float, limit: int) -> None:
         started = time.perf_counter()
         ranked = blast_radius(changes, SparkTraversal.from_warehouse(warehouse, spark), affected_limit=limit)
         seconds = time.perf_counter() - started
-        extra = {"jvm_peak_mb": child_peak_mb()}
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        extra = {"jvm_peak_mb": children_peak_mb()}
+    peak = own_peak_mb()
     Path(out).write_text(json.dumps({
         "method": method, "seconds": seconds, "changes": len(ranked), "pairs": sum(r.count for r in ranked),
         "peak_mb": peak, **extra, "digest": digest(ranked),

@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
 import shutil
 import sys
 import tempfile
@@ -42,6 +41,7 @@ from typing import Any, Iterator
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from _measure import own_peak_mb  # benchmarks/, the script's folder
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
@@ -413,7 +413,7 @@ def export_once(method: str, warehouse: Path, server: Any, rows: int, batch_size
             run.rel_rows, run.rel_seconds = done - previous_done, at - previous_at
         previous_done, previous_at = done, at
     assert len(marks) <= 2, f"unexpected phase order {[m[0] for m in marks]}"
-    run.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    run.peak_rss_mb = own_peak_mb()
     say(f"  {method}: {run.sent:,} rows sent in {run.batches:,} batches, {run.seconds:.1f}s "
         f"(before the first write {run.prep_seconds:.1f}s, of which plan {run.plan_seconds:.1f}s; nodes {run.node_seconds:.1f}s, relationships {run.rel_seconds:.1f}s)")
     return run
@@ -520,7 +520,7 @@ def neo4j_files(warehouse: Path, size: int) -> Run:
     run = Run(method, size, seconds=time.perf_counter() - started, client_cpu=time.process_time() - cpu,
               sent=sum(result.upserted_nodes.values()) + sum(result.upserted_relationships.values()),
               notes=[n.split(";")[0] for n in result.notes])
-    run.peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    run.peak_rss_mb = own_peak_mb()
     say(f"  {method}: {run.sent:,} rows in {run.seconds:.1f}s")
     return run
 

@@ -132,13 +132,10 @@ def demo_graph(demo_warehouse, tmp_path_factory):
     server.stop()
 
 
-GENERATED_TABLES, GENERATED_DAYS = 60, 8
-"""The generated platform of the generator, ground-truth and notebook tests: small, built once."""
-
-
-@pytest.fixture(scope="session")
-def generated(spark, tmp_path_factory):
-    """`lineage generate --tables 60 --days 8` ingested (with `ingest --json`) and built once (read-only)."""
+def generated_platform(spark, root: Path, tables: int, days: int, ingest_json: bool = False):
+    """`lineage generate --tables N --days D` into ``root/platform``, ingested through the CLI into
+    ``root/warehouse`` (its aliases beside it) and built: the one shape of the generated-platform
+    fixtures. ``ingest`` is the parsed `ingest --json` summary when ``ingest_json``, else None."""
     import json
     from types import SimpleNamespace
 
@@ -148,15 +145,26 @@ def generated(spark, tmp_path_factory):
     from lineage.generate import generate
     from lineage.graph.build import build
 
-    root = tmp_path_factory.mktemp("generated")
-    result = generate(root / "platform", tables=GENERATED_TABLES, days=GENERATED_DAYS)
+    result = generate(root / "platform", tables=tables, days=days)
     warehouse = root / "warehouse"
-    ran = CliRunner().invoke(main, ["ingest", str(root / "platform" / "events"), "--warehouse", str(warehouse), "--json"])
+    ran = CliRunner().invoke(main, ["ingest", str(root / "platform" / "events"), "--warehouse", str(warehouse),
+                                    *(["--json"] if ingest_json else [])])
     assert ran.exit_code == 0, ran.output
     (warehouse / "aliases.csv").write_text((root / "platform" / "aliases.csv").read_text())
     build(warehouse, spark=spark)
     return SimpleNamespace(root=root / "platform", warehouse=warehouse, summary=result.summary,
-                           ingest=json.loads(ran.stdout), truth=root / "platform" / "truth")
+                           ingest=json.loads(ran.stdout) if ingest_json else None, truth=root / "platform" / "truth")
+
+
+GENERATED_TABLES, GENERATED_DAYS = 60, 8
+"""The generated platform of the generator, ground-truth and notebook tests: small, built once."""
+
+
+@pytest.fixture(scope="session")
+def generated(spark, tmp_path_factory):
+    """`lineage generate --tables 60 --days 8` ingested (with `ingest --json`) and built once (read-only)."""
+    return generated_platform(spark, tmp_path_factory.mktemp("generated"), GENERATED_TABLES, GENERATED_DAYS,
+                              ingest_json=True)
 
 
 PLATFORM_TABLES, PLATFORM_DAYS = 1000, 7
@@ -166,22 +174,7 @@ PLATFORM_TABLES, PLATFORM_DAYS = 1000, 7
 @pytest.fixture(scope="session")
 def platform(spark, tmp_path_factory):
     """`lineage generate --tables 1000 --days 7` ingested and built once (read-only)."""
-    from types import SimpleNamespace
-
-    from click.testing import CliRunner
-
-    from lineage.cli import main
-    from lineage.generate import generate
-    from lineage.graph.build import build
-
-    root = tmp_path_factory.mktemp("platform")
-    result = generate(root / "platform", tables=PLATFORM_TABLES, days=PLATFORM_DAYS)
-    warehouse = root / "warehouse"
-    ran = CliRunner().invoke(main, ["ingest", str(root / "platform" / "events"), "--warehouse", str(warehouse)])
-    assert ran.exit_code == 0, ran.output
-    (warehouse / "aliases.csv").write_text((root / "platform" / "aliases.csv").read_text())
-    build(warehouse, spark=spark)
-    return SimpleNamespace(root=root / "platform", warehouse=warehouse, summary=result.summary)
+    return generated_platform(spark, tmp_path_factory.mktemp("platform"), PLATFORM_TABLES, PLATFORM_DAYS)
 
 
 @pytest.fixture(scope="session")

@@ -42,6 +42,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path.append(str(ROOT / "tests"))  # tests/boltserver.py (appended: tests/ must not shadow packages)
+sys.path.append(str(ROOT / "benchmarks"))  # benchmarks/_measure.py (appended, like tests/)
+
+from _measure import tree_rss_mb  # noqa: E402
 
 SIZES = {  # events -> (tables, days): ~5.8 events per table per day, at least two weeks
     "1e3": (16, 10),
@@ -53,31 +56,6 @@ SIZES = {  # events -> (tables, days): ~5.8 events per table per day, at least t
 }
 STEPS = ("per-instant", "impact", "export")  # the steps --skip can leave out
 BUSIEST = 10
-
-
-def tree_rss_mb(root: int) -> float:
-    """Resident memory of ``root`` and all its descendants, from /proc."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    family, grown = {root}, True
-    while grown:
-        more = {pid for pid, parent in parents.items() if parent in family} - family
-        family |= more
-        grown = bool(more)
-    total = 0.0
-    for pid in family:
-        try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1]) / 1024
-        except OSError:
-            continue
-    return total
 
 
 def timed(args: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:

@@ -160,25 +160,12 @@ def export_impact(warehouse: str | Path, target: Any, *, since: Any = None, unti
                   spark: Any = None) -> dict[str, Any]:
     """After an export to ``target``: compute the window's answers and replace them on the server.
     Returns what was written (``export neo4j --json`` prints it under ``impact``)."""
-    from neo4j.exceptions import DriverError, Neo4jError
-
-    from lineage.export.dialect import DIALECTS, close_without_goodbye, detect
-    from lineage.export.neo4j import MARKER_ID, MARKER_READ, ExportError, ExportInterrupted, connect, read
+    from lineage.export.neo4j import MARKER_ID, ExportError, bolt_session
 
     rows = impact_rows(warehouse, since, until, engine, spark)
-    driver = connect(target, retry_seconds)
-    try:
-        with driver.session(database=target.database) as session:
-            chosen = DIALECTS[dialect] if dialect != "auto" else detect(lambda query: read(session, query))
-            if chosen.close_quietly:
-                close_without_goodbye()
-            if not read(session, MARKER_READ, id=MARKER_ID)[0]["run_id"]:
-                raise ExportError(f"{target.uri}: --with-impact needs the exported graph there first")
-            written = write_impact(session, chosen, rows, batch_size, MARKER_ID)
-    except (Neo4jError, DriverError) as exc:
-        message = getattr(exc, "message", None) or str(exc).strip().splitlines()[-1]
-        raise ExportInterrupted(f"{target.uri}: --with-impact stopped: {type(exc).__name__}: {message}. "
-                                "Run the same command again: it replaces what was written.") from None
-    finally:
-        driver.close()
+    with bolt_session(target, retry_seconds, dialect, "--with-impact",
+                      "Run the same command again: it replaces what was written.") as bolt:
+        if not bolt.run_id:
+            raise ExportError(f"{target.uri}: --with-impact needs the exported graph there first")
+        written = write_impact(bolt.session, bolt.dialect, rows, batch_size, MARKER_ID)
     return {"since": rows.since, "until": rows.until, **written}

@@ -14,6 +14,7 @@ import os
 import shutil
 import time
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -233,6 +234,34 @@ def connect(target: Target, retry_seconds: float) -> Any:
         raise ExportError(f"{target.uri}: server not reachable after {retry_seconds:g}s: {reason}") from None
 
 
+@dataclass(frozen=True)
+class Connection:
+    """An open session on the target, the dialect it speaks, and the export run its marker names."""
+
+    session: Any
+    dialect: Dialect
+    run_id: str | None
+
+
+@contextmanager
+def bolt_session(target: Target, retry_seconds: float, dialect: str, what: str, advice: str) -> Iterator[Connection]:
+    """The one way every writer talks to the target: connect, pick the dialect (``auto``: ask the
+    server), read the export marker; on the way out close the driver (FalkorDB: without GOODBYE).
+    A server failure inside becomes :class:`ExportInterrupted` naming ``what`` stopped, then ``advice``."""
+    driver = connect(target, retry_seconds)
+    try:
+        with driver.session(database=target.database) as session:
+            chosen = DIALECTS[dialect] if dialect != "auto" else detect(lambda query: read(session, query))
+            if chosen.close_quietly:
+                close_without_goodbye()
+            yield Connection(session, chosen, read(session, MARKER_READ, id=MARKER_ID)[0]["run_id"])
+    except (Neo4jError, DriverError) as exc:
+        message = getattr(exc, "message", None) or str(exc).strip().splitlines()[-1]
+        raise ExportInterrupted(f"{target.uri}: {what} stopped: {type(exc).__name__}: {message}. {advice}") from None
+    finally:
+        driver.close()
+
+
 def _write(session: Any, query: str, rows: list[dict[str, Any]]) -> int:
     return write(session, query, rows=rows)[0]["n"]
 
@@ -285,15 +314,12 @@ def export(
         finally:
             state.close()
 
-    driver = connect(target, retry_seconds)
     try:
-        with driver.session(database=target.database) as session:
-            chosen = DIALECTS[dialect] if dialect != "auto" else detect(lambda query: read(session, query))
-            if chosen.close_quietly:
-                close_without_goodbye()
+        with bolt_session(target, retry_seconds, dialect, "the export",
+                          "What was written is recorded; run the same command again to resume.") as bolt:
+            session, chosen, on_server = bolt.session, bolt.dialect, bolt.run_id
             if chosen is DIALECTS["falkordb"] and target.database:
                 notes.append("FalkorDB's Bolt endpoint writes to its default graph `falkordb` whatever --database says")
-            on_server = read(session, MARKER_READ, id=MARKER_ID)[0]["run_id"]
             if on_server != state.run_id:
                 notes.append(f"the target holds export run {on_server or 'none'} but this warehouse last wrote "
                              f"{state.run_id or 'none'}: exporting everything")
@@ -323,13 +349,8 @@ def export(
         raise ExportInterrupted(f"{target.uri}: {exc}") from None
     except (DialectError, bulk_path.BulkError) as exc:
         raise ExportError(str(exc)) from None
-    except (Neo4jError, DriverError) as exc:
-        message = getattr(exc, "message", None) or str(exc).strip().splitlines()[-1]
-        raise ExportInterrupted(f"{target.uri}: the export stopped: {type(exc).__name__}: {message}. What was "
-                                "written is recorded; run the same command again to resume.") from None
     finally:
         state.close()
-        driver.close()
     result = _result(target, chosen.name, run_id, False, full, work, written, resumed, started, notes)
     result.method = "falkordb-bulk-loader" if send is not work else "bolt"
     result.log(wh.exports / target_name(target.uri, target.database) / "runs")

@@ -1,0 +1,59 @@
+"""Memory of a process tree, from Linux /proc: the one sampler the benchmarks share.
+
+A Python process's ``ru_maxrss`` leaves out its children, and the Spark JVM is a child, so a
+benchmark that starts Spark (or runs each step as its own process) reads the tree from /proc.
+Imported as ``_measure`` with ``benchmarks/`` on the path (never name a module here ``platform``:
+see ``benchmarks/platform/__main__.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+from pathlib import Path
+
+
+def own_peak_mb() -> float:
+    """Peak resident memory of this process alone (children excluded)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def descendants(root: int) -> set[int]:
+    """The live processes below ``root`` (children, their children, ...), from each one's parent id."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    family, grown = {root}, True
+    while grown:
+        more = {pid for pid, parent in parents.items() if parent in family} - family
+        family |= more
+        grown = bool(more)
+    return family - {root}
+
+
+def status_mb(pids: set[int], key: str) -> float:
+    """The sum of one /proc/<pid>/status memory line (``VmRSS`` now, ``VmHWM`` peak) in MB;
+    a process gone meanwhile counts 0."""
+    total = 0.0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith(f"{key}:"):
+                    total += int(line.split()[1]) / 1024
+        except OSError:
+            continue
+    return total
+
+
+def tree_rss_mb(root: int) -> float:
+    """Resident memory of ``root`` and all its descendants now (sample it to find the peak)."""
+    return status_mb({root} | descendants(root), "VmRSS")
+
+
+def children_peak_mb() -> float:
+    """Summed peak resident memory of this process's live descendants (e.g. the Spark JVM)."""
+    return status_mb(descendants(os.getpid()), "VmHWM")
