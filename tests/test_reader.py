@@ -8,6 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lineage.io import jsonscan
 from lineage.io.reader import expand_paths, read_file
@@ -124,3 +126,23 @@ def test_directory_walk_skips_hidden_and_reports_unreadable(tmp_path):
 def test_missing_explicit_path_is_a_usage_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="no such file"):
         expand_paths([tmp_path / "nope.json"])
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(alphabet='{}[]"\\/*,: ab\n\u00e9'),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(alphabet='{}[]"\\/ ab', max_size=5), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values=st.lists(_json_values.filter(lambda v: isinstance(v, (dict, list))), min_size=1, max_size=4),
+       indent=st.sampled_from([None, 2]))
+def test_decoder_and_bracket_balance_find_the_same_ends(values, indent):
+    """Valid JSON is measured by the C decoder, invalid by the bracket balance: both must end every
+    value (brackets, quotes, slashes and escapes inside strings included) at the same place."""
+    text = json.dumps(values, indent=indent, ensure_ascii=False)
+    spans = list(jsonscan.scan_values(text))
+    assert [json.loads(text[s.start:s.end]) for s in spans] == values
+    for span in spans:
+        assert jsonscan.balance(text, span.start) == (span.end, True)

@@ -161,7 +161,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     if not reextract and Warehouse.has_data(wh.extracted):
         done = spark.read.parquet(str(wh.extracted)).select("source", "event_id")
         new = events.join(done, ["source", "event_id"], "left_anti")
-    new = new.persist(StorageLevel.MEMORY_AND_DISK)
+    new = new.persist(StorageLevel.DISK_ONLY)
     new_count = new.count()
     new_facts = 0
     # facts and the record of which events they came from are committed together: never one
@@ -194,7 +194,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
         facts = spark.read.parquet(str(wh.facts))
     else:
         facts = spark.createDataFrame([], FACTS.ddl)
-    facts = facts.select(*FACTS.names).persist(StorageLevel.MEMORY_AND_DISK)
+    facts = facts.select(*FACTS.names).persist(StorageLevel.DISK_ONLY)
     say("folding facts into the temporal graph")
     cached: list = []
     vertices, edges, changes = fold.fold(facts, alias_df, cached)

