@@ -202,11 +202,12 @@ def one_size(label: str, tables: int, days: int, tmp: Path, cap: float, engines:
 
     server = boltserver.start(base / "falkordb")
     try:
+        # the Redis port as a user's default (6379) would be: `--bulk auto` bulk-loads the empty database
         seconds, peak, out = timed(lineage("export", "neo4j", "--warehouse", str(warehouse), "--uri", server.uri,
-                                           "--json"))
+                                           "--redis-url", f"redis://127.0.0.1:{server.redis_port}", "--json"))
         exported = json.loads(out)
         sent = sum(exported["upserted_nodes"].values()) + sum(exported["upserted_relationships"].values())
-        row("export (full, to an empty FalkorDB)", seconds, peak, rows=sent or None,
+        row(f"export (full, to an empty FalkorDB: {exported.get('method', 'bolt')})", seconds, peak, rows=sent or None,
             rate=(sent / seconds) if sent else None)
         seconds, answer = cypher_downstream(server.uri, busiest, timeout=60)
         if isinstance(answer, str):
@@ -221,7 +222,8 @@ def one_size(label: str, tables: int, days: int, tmp: Path, cap: float, engines:
 
 def print_table(rows: list[dict[str, Any]]) -> None:
     print(f"\nbenchmarks/platform ({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})\n")
-    header = ("size", "step", "seconds", "events/s or rows/s", "peak MB", "vertices", "edges", "answers equal", "note")
+    header = ("size", "step", "seconds", "events/s or rows/s", "peak MB", "vertices", "edges", "changes", "affected pairs",
+              "answers equal", "note")
     print("| " + " | ".join(header) + " |")
     print("|" + "|".join("---" for _ in header) + "|")
     for r in rows:
@@ -229,7 +231,8 @@ def print_table(rows: list[dict[str, Any]]) -> None:
         print("| " + " | ".join([
             size, r["step"], f"{r['seconds']:.1f}", f"{r['rate']:,.0f}" if r.get("rate") else "-",
             f"{r['peak_mb']:,.0f}" if r["peak_mb"] else "-", f"{r['vertices']:,}" if r.get("vertices") else "-",
-            f"{r['edges']:,}" if r.get("edges") else "-", r.get("equal", "-"), r.get("note", ""),
+            f"{r['edges']:,}" if r.get("edges") else "-", f"{r['changes']:,}" if r.get("changes") else "-",
+            f"{r['pairs']:,}" if r.get("pairs") else "-", r.get("equal", "-"), r.get("note", ""),
         ]) + " |")
 
 
