@@ -56,8 +56,13 @@ def spark(request):
     os.environ.setdefault("LINEAGE_SHUFFLE_PARTITIONS", "2")
     from lineage.spark import get_spark
 
-    # adaptive execution re-plans every shuffle: worth it on big data, seconds lost per tiny test query
-    session = get_spark("lineage-tests", **{"spark.default.parallelism": "2", "spark.sql.adaptive.enabled": "false"})
+    # Test data is tiny, so fixed costs per query dominate: adaptive execution re-plans every
+    # shuffle, and generated code is compiled (Janino) for every new plan. Interpreted evaluation
+    # gives the same rows (Spark's own suites run both modes) at about half the time per fold here.
+    session = get_spark("lineage-tests", **{
+        "spark.default.parallelism": "2", "spark.sql.adaptive.enabled": "false",
+        "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+    })
     yield session
     session.stop()
 

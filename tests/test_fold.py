@@ -6,11 +6,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
+from foldbatch import Cases, fold_all
 from lineage import ids
 from lineage.facts.core import Fact
-from lineage.graph import fold
-from lineage.graph.api import utc_row
-from lineage.schema import FACTS
 
 T0 = datetime(2024, 7, 1, tzinfo=timezone.utc)
 ALICE = "user:aliyun:1"
@@ -38,74 +36,9 @@ def wildcard(event, when, src, rel, dst_label, seq=0):
     return fact(event, when, "retract", src, rel)._replace(dst_label=dst_label, seq=seq)
 
 
-# Every case of this module is folded in ONE Spark job: each case's ids (and event ids) get the case's
-# own prefix inside the id (``table:maxcompute:<prefix>p.a``), all facts are folded together, and the
-# results are split back by prefix and the prefix removed. Cases share ids (ALICE, T_A) only in the
-# written-out rows, never in the fold, so each case sees exactly what a fold of its rows alone gives.
-CASES: dict[str, tuple[list[Fact], dict[str, str] | None]] = {}
-
-
-def case(name: str, rows: list[Fact], aliases: dict[str, str] | None = None) -> str:
-    assert name not in CASES, name
-    CASES[name] = (rows, aliases)
-    return name
-
-
-def _prefix(number: int) -> str:
-    return f"k{number:03d}~"
-
-
-def _put(value: str | None, prefix: str) -> str | None:
-    if value is None:
-        return None
-    kind, ns, rest = value.split(":", 2)
-    return f"{kind}:{ns}:{prefix}{rest}"
-
-
-def _strip(value, prefix: str):
-    if isinstance(value, str):
-        return value.replace(prefix, "")
-    if isinstance(value, dict):
-        return {_strip(k, prefix): _strip(v, prefix) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_strip(v, prefix) for v in value)
-    return value
-
-
-def _owner(entity_id: str) -> str:
-    """The case prefix inside an output id (every output id comes from some case's input)."""
-    rest = entity_id.split(":", 2)[2]
-    return rest[: rest.index("~") + 1]
-
-
-def _edge_key(e):
-    return (e["relationship"], e["src"], e["dst"], e["qualifier"], str(e["valid_from"]))
-
-
-def fold_all(spark, cases):
-    """``{case name: (vertices by id, sorted edges, changes)}`` from one fold of every case's facts."""
-    prefixes = {name: _prefix(i) for i, name in enumerate(cases)}
-    rows, aliases = [], {}
-    for name, (facts, case_aliases) in cases.items():
-        p = prefixes[name]
-        rows += [f._replace(event_id=p + f.event_id, src_id=_put(f.src_id, p), dst_id=_put(f.dst_id, p)) for f in facts]
-        aliases.update({_put(a, p): _put(c, p) for a, c in (case_aliases or {}).items()})
-    frame = spark.createDataFrame(rows, FACTS.ddl)
-    alias_df = spark.createDataFrame(sorted(aliases.items()), "alias string, canonical string") if aliases else None
-    vertices, edges, changes = fold.fold(frame, alias_df)
-    by_prefix = {p: ({}, [], []) for p in prefixes.values()}
-    for r in vertices.collect():
-        p = _owner(r["id"])
-        row = _strip(utc_row(r.asDict()), p)
-        by_prefix[p][0][row["id"]] = row
-    for r in edges.collect():
-        p = _owner(r["src"])
-        by_prefix[p][1].append(_strip(utc_row(r.asDict()), p))
-    for r in changes.collect():
-        p = _owner(r["entity_id"])
-        by_prefix[p][2].append(_strip(utc_row(r.asDict()), p))
-    return {name: (v, sorted(e, key=_edge_key), c) for name, (v, e, c) in
-            ((name, by_prefix[p]) for name, p in prefixes.items())}
+# Every case of this module is folded in ONE Spark fold (see tests/foldbatch.py).
+CASES = Cases()
+case = CASES.add
 
 
 @pytest.fixture(scope="module")

@@ -1,21 +1,25 @@
 """What the last event decides: run statuses (failures included), merged people's names, and
-every vertex property a mapping table declares (the latest value wins, in any input order)."""
+every vertex property a mapping table declares (the latest value wins, in any input order).
+
+Every case but one is folded in ONE Spark fold (tests/foldbatch.py); the merged person's name
+depends on the text of its ids, so that case is folded alone."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import random
 from datetime import datetime, timedelta, timezone
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+import pytest
 
+from foldbatch import Cases, fold_all, fold_one
 from lineage import ids
-from lineage.facts.core import Fact
 from lineage.events import registry
+from lineage.facts.core import Fact
 from lineage.facts.extract import fact_table
 from lineage.graph import fold
 from lineage.graph.api import utc_row
-from lineage.schema import FACTS
 
 T0 = datetime(2024, 7, 1, tzinfo=timezone.utc)
 JOB = "job:maxcompute:20240701000000001"
@@ -40,11 +44,19 @@ def report(event, when, vertex, props, *, failed=False, op="observe", seq=0, rel
     )
 
 
-def run(spark, rows, aliases=None):
-    frame = spark.createDataFrame(rows, FACTS.ddl)
-    alias_df = spark.createDataFrame(sorted(aliases.items()), "alias string, canonical string") if aliases else None
-    vertices, edges, _ = fold.fold(frame, alias_df)
-    return {r["id"]: utc_row(r.asDict()) for r in vertices.collect()}, [r.asDict() for r in edges.collect()]
+CASES = Cases()
+case = CASES.add
+
+
+@pytest.fixture(scope="module")
+def folded(spark):
+    return fold_all(spark, CASES)
+
+
+def run(folded, name):
+    """(vertices by id, edges) the batch gave case ``name``."""
+    vertices, edges, _ = folded[name]
+    return vertices, edges
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,8 +69,11 @@ FAILED = report("e2", at(5), JOB, {"status": "Failed", "error_code": "ODPS-01301
 FAILED_READ = report("e2", at(5), JOB, {}, failed=True, seq=1, rel="READS", dst=TABLE)
 
 
-def test_a_failed_job_says_it_failed_and_still_asserts_no_lineage(spark):
-    vertices, edges = run(spark, [SUBMIT, FAILED, FAILED_READ])
+FAILED_JOB = case("failed_job", [SUBMIT, FAILED, FAILED_READ])
+
+
+def test_a_failed_job_says_it_failed_and_still_asserts_no_lineage(folded):
+    vertices, edges = run(folded, FAILED_JOB)
     job = vertices[JOB]
     assert job["properties"]["status"] == "failed"
     assert job["properties"]["error_code"] == "ODPS-0130161"
@@ -69,41 +84,55 @@ def test_a_failed_job_says_it_failed_and_still_asserts_no_lineage(spark):
     assert edges == [] and TABLE not in vertices  # no lineage from the failed run
 
 
-def test_a_rerun_that_succeeds_clears_the_error_of_the_failed_run(spark):
-    done = report("e3", at(9), JOB, {"status": "Terminated"})
-    vertices, _ = run(spark, [done, FAILED, SUBMIT])
+RERUN = case("rerun", [report("e3", at(9), JOB, {"status": "Terminated"}), FAILED, SUBMIT])
+
+
+def test_a_rerun_that_succeeds_clears_the_error_of_the_failed_run(folded):
+    vertices, _ = run(folded, RERUN)
     props = vertices[JOB]["properties"]
     assert props["status"] == "Terminated" and props["status_time"] == iso(at(9)) and props["status_changes"] == "3"
     assert "error_code" not in props and "error_message" not in props
 
 
-def test_a_job_seen_only_failing_is_a_failed_job_vertex(spark):
-    vertices, _ = run(spark, [FAILED])
+ONLY_FAILING = case("only_failing", [FAILED])
+
+
+def test_a_job_seen_only_failing_is_a_failed_job_vertex(folded):
+    vertices, _ = run(folded, ONLY_FAILING)
     assert vertices[JOB]["properties"]["status"] == "failed" and vertices[JOB]["first_seen"] == at(5)
 
 
-def test_instance_statuses_out_of_order_the_latest_by_event_time_wins(spark):
-    rows = [
-        report("i3", at(30), INSTANCE, {"status": "success", "status_code": "6", "finished_at": "x"}),
-        report("i1", at(0), INSTANCE, {"status": "running", "status_code": "4"}),
-        report("i2", at(20), INSTANCE, {"status": "failure", "status_code": "5"}),
-    ]
-    props = run(spark, rows)[0][INSTANCE]["properties"]
+INSTANCE_ROWS = [
+    report("i3", at(30), INSTANCE, {"status": "success", "status_code": "6", "finished_at": "x"}),
+    report("i1", at(0), INSTANCE, {"status": "running", "status_code": "4"}),
+    report("i2", at(20), INSTANCE, {"status": "failure", "status_code": "5"}),
+]
+OUT_OF_ORDER = case("out_of_order", INSTANCE_ROWS)
+# a rerun: the same instance fails again later
+FAILS_AGAIN = case("fails_again", [*INSTANCE_ROWS, report("i4", at(40), INSTANCE, {"status": "failure",
+                                                                                  "status_code": "5"})])
+
+
+def test_instance_statuses_out_of_order_the_latest_by_event_time_wins(folded):
+    props = run(folded, OUT_OF_ORDER)[0][INSTANCE]["properties"]
     assert (props["status"], props["status_code"], props["status_time"], props["status_changes"]) == (
         "success", "6", iso(at(30)), "3")
-    # a rerun: the same instance fails again later
-    props = run(spark, [*rows, report("i4", at(40), INSTANCE, {"status": "failure", "status_code": "5"})])[0][INSTANCE][
-        "properties"]
+    props = run(folded, FAILS_AGAIN)[0][INSTANCE]["properties"]
     assert (props["status"], props["status_code"], props["finished_at"]) == ("failure", "5", "x")
 
 
-def test_reports_at_the_same_instant_are_ordered_by_stage_then_event_id(spark):
-    same = at(10)
-    rows = [report("z-running", same, INSTANCE, {"status": "running", "status_code": "4"}),
-            report("a-success", same, INSTANCE, {"status": "success", "status_code": "6"})]
-    assert run(spark, rows)[0][INSTANCE]["properties"]["status"] == "success"  # the later stage, whatever the id
-    rows = [report("b", same, INSTANCE, {"status": "mystery"}), report("a", same, INSTANCE, {"status": "enigma"})]
-    assert run(spark, rows)[0][INSTANCE]["properties"]["status"] == "mystery"  # same rank: the larger event id
+SAME_INSTANT_STAGES = case("same_instant_stages", [
+    report("z-running", at(10), INSTANCE, {"status": "running", "status_code": "4"}),
+    report("a-success", at(10), INSTANCE, {"status": "success", "status_code": "6"})])
+SAME_INSTANT_RANK = case("same_instant_rank", [
+    report("b", at(10), INSTANCE, {"status": "mystery"}), report("a", at(10), INSTANCE, {"status": "enigma"})])
+
+
+def test_reports_at_the_same_instant_are_ordered_by_stage_then_event_id(folded):
+    # the later stage, whatever the id
+    assert run(folded, SAME_INSTANT_STAGES)[0][INSTANCE]["properties"]["status"] == "success"
+    # same rank: the larger event id
+    assert run(folded, SAME_INSTANT_RANK)[0][INSTANCE]["properties"]["status"] == "mystery"
     assert fold.STATUS_RANK["failed"] > fold.STATUS_RANK["terminated"] > fold.STATUS_RANK["running"]
 
 
@@ -117,13 +146,24 @@ JOB_EVENTS = [
 ]
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-@given(order=st.permutations(range(len(JOB_EVENTS))), repeats=st.lists(st.integers(0, len(JOB_EVENTS) - 1), max_size=4))
-def test_property_any_order_of_a_jobs_status_events_gives_the_same_final_status(spark, order, repeats):
-    rows = [JOB_EVENTS[i] for i in order] + [JOB_EVENTS[i] for i in repeats]  # redelivery too
-    props = run(spark, rows)[0][JOB]["properties"]
-    assert (props["status"], props["status_time"], props["status_changes"], props["error_code"]) == (
-        "failed", iso(at(7)), "6", "ODPS-0130161")
+def _every_order() -> list[str]:
+    """Every order of JOB_EVENTS (720, each a case of the batch), each with up to 4 events
+    delivered again (drawn with a fixed seed)."""
+    draw = random.Random(6)
+    return [case(f"order_{n}", [JOB_EVENTS[i] for i in order]
+                 + [JOB_EVENTS[draw.randrange(len(JOB_EVENTS))] for _ in range(draw.randint(0, 4))])
+            for n, order in enumerate(itertools.permutations(range(len(JOB_EVENTS))))]
+
+
+EVERY_ORDER = _every_order()
+
+
+def test_property_any_order_of_a_jobs_status_events_gives_the_same_final_status(folded):
+    assert len(EVERY_ORDER) == 720
+    for name in EVERY_ORDER:
+        props = run(folded, name)[0][JOB]["properties"]
+        assert (props["status"], props["status_time"], props["status_changes"], props["error_code"]) == (
+            "failed", iso(at(7)), "6", "ODPS-0130161"), [(f.event_id, f.event_time) for f in CASES[name][0]]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -147,7 +187,7 @@ def test_a_merged_person_is_named_by_the_most_readable_name_and_keeps_them_all(s
         report("u3", at(2), OWNER, {}, op="assert"),
         report("u4", at(3), "user:aliyun:42", {}, op="assert"),  # nobody's alias: unchanged
     ]
-    vertices, _ = run(spark, rows, ALIASES)
+    vertices, _, _ = fold_one(spark, rows, ALIASES)  # alone: the name comes from the text of the ids
     owner, analyst = vertices[OWNER], vertices[ANALYST]
     assert owner["name"] == "dw_owner"  # a login name over the account name over the uid
     assert json.loads(owner["properties"]["aliases"]) == [
@@ -158,8 +198,11 @@ def test_a_merged_person_is_named_by_the_most_readable_name_and_keeps_them_all(s
     assert "user:datahub:dw_owner" not in vertices
 
 
-def test_without_aliases_names_are_unchanged(spark):
-    vertices, _ = run(spark, [report("u3", at(2), OWNER, {}, op="assert")])
+WITHOUT_ALIASES = case("without_aliases", [report("u3", at(2), OWNER, {}, op="assert")])
+
+
+def test_without_aliases_names_are_unchanged(folded):
+    vertices, _ = run(folded, WITHOUT_ALIASES)
     assert vertices[OWNER]["name"] == "1912232488744735" and vertices[OWNER]["properties"] == {}
 
 
@@ -188,10 +231,10 @@ def test_the_declared_properties_cover_the_runs_and_the_owner_and_deployment_of_
     assert all(label in _ID_OF for label, _ in DECLARED)
 
 
-def test_the_last_event_decides_every_declared_vertex_property(spark):
-    """All declared (label, property) pairs in one fold: per pair a vertex with an old value, a new
-    value 1 minute later (delivered first) and a later event that does not mention the property;
-    the vertex keeps the new value. Run statuses follow their own rule (the tests above)."""
+def _declared_rows() -> tuple[list[Fact], dict[str, str]]:
+    """Per declared (label, property) pair a vertex with an old value, a new value 1 minute later
+    (delivered first) and a later event that does not mention the property; and the value each
+    vertex must keep: the new one. Run statuses follow their own rule (the tests above)."""
     rows, expected = [], {}
     for n, (label, prop) in enumerate(DECLARED):
         vertex = f"{_ID_OF[label]}{n}"
@@ -205,7 +248,17 @@ def test_the_last_event_decides_every_declared_vertex_property(spark):
             report(f"later-{n}", at(2), vertex, {"other": "x"}, op="observe"),
         ]
         expected[vertex] = new[prop]
-    vertices, _ = run(spark, rows)
+    return rows, expected
+
+
+DECLARED_ROWS, DECLARED_EXPECTED = _declared_rows()
+EVERY_DECLARED = case("every_declared", DECLARED_ROWS)
+
+
+def test_the_last_event_decides_every_declared_vertex_property(folded):
+    """All declared (label, property) pairs in one case: the last event decides each."""
+    expected = DECLARED_EXPECTED
+    vertices, _ = run(folded, EVERY_DECLARED)
     got = {vertex: vertices[vertex]["properties"].get(prop) for vertex, (_, prop) in zip(expected, DECLARED)}
     wrong = {f"{label}.{prop}": got[v] for v, (label, prop) in zip(expected, DECLARED) if got[v] != expected[v]}
     assert not wrong, f"properties the last event did not decide: {wrong}"
@@ -225,8 +278,7 @@ def _intervals(edges, rel):
                   for e in edges if e["relationship"] == rel)
 
 
-def test_a_nodes_new_owner_closes_the_previous_owners_edge(spark):
-    rows = [
+NEW_OWNER = case("new_owner", [
         report("n3", at(20), ALICE, {}, op="assert", rel="OWNS", dst=NODE),  # back to alice
         report("n2", at(10), BOB, {}, op="assert", rel="OWNS", dst=NODE),
         report("n1", at(0), ALICE, {}, op="assert", rel="OWNS", dst=NODE),
@@ -234,19 +286,25 @@ def test_a_nodes_new_owner_closes_the_previous_owners_edge(spark):
         # tables keep every owner (DataHub adds and removes owners explicitly)
         report("t1", at(0), ALICE, {}, op="assert", rel="OWNS", dst=TABLE),
         report("t2", at(10), BOB, {}, op="assert", rel="OWNS", dst=TABLE),
-    ]
-    _, edges = run(spark, rows)
+])
+
+
+def test_a_nodes_new_owner_closes_the_previous_owners_edge(folded):
+    _, edges = run(folded, NEW_OWNER)
     assert [i for i in _intervals(edges, "OWNS") if i[1] == NODE] == [
         (ALICE, NODE, at(0), at(10), "retract"), (ALICE, NODE, at(20), None, None), (BOB, NODE, at(10), at(20), "retract")]
     assert [i for i in _intervals(edges, "OWNS") if i[1] == TABLE] == [
         (ALICE, TABLE, at(0), None, None), (BOB, TABLE, at(10), None, None)]
 
 
-def test_a_node_moved_to_another_baseline_leaves_the_old_one(spark):
-    old, new = "baseline:dataworks:1", "baseline:dataworks:2"
-    rows = [report("b2", at(10), NODE, {}, op="assert", rel="IN_BASELINE", dst=new),
-            report("b1", at(0), NODE, {}, op="assert", rel="IN_BASELINE", dst=old)]
-    _, edges = run(spark, rows)
+OLD_BASELINE, NEW_BASELINE = "baseline:dataworks:1", "baseline:dataworks:2"
+MOVED = case("moved", [report("b2", at(10), NODE, {}, op="assert", rel="IN_BASELINE", dst=NEW_BASELINE),
+                       report("b1", at(0), NODE, {}, op="assert", rel="IN_BASELINE", dst=OLD_BASELINE)])
+
+
+def test_a_node_moved_to_another_baseline_leaves_the_old_one(folded):
+    old, new = OLD_BASELINE, NEW_BASELINE
+    _, edges = run(folded, MOVED)
     assert _intervals(edges, "IN_BASELINE") == [(NODE, old, at(0), at(10), "retract"), (NODE, new, at(10), None, None)]
 
 
@@ -260,8 +318,7 @@ def _grant(event, when, qualifier, until=None, op="assert"):
         qualifier=qualifier, valid_until=until)
 
 
-def test_a_label_regrant_with_expiry_replaces_a_grant_without_one(spark):
-    rows = [
+REGRANT = case("regrant", [
         _grant("g2", at(60), "label", until=at(120)),  # GRANT LABEL 2 ... WITH EXP: ends at 120
         _grant("g1", at(0), "label"),  # GRANT LABEL 2 ... (no expiry)
         _grant("g3", at(200), "label", until=at(400)),  # granted again after it ended
@@ -269,8 +326,11 @@ def test_a_label_regrant_with_expiry_replaces_a_grant_without_one(spark):
         # an ACL privilege is not one authorization: a later approval's expiry never shortens it
         _grant("a1", at(0), "select"),
         _grant("a2", at(60), "select", until=at(120)),
-    ]
-    _, edges = run(spark, rows)
+])
+
+
+def test_a_label_regrant_with_expiry_replaces_a_grant_without_one(folded):
+    _, edges = run(folded, REGRANT)
     got = sorted((e["qualifier"], utc_row(e)["valid_from"], utc_row(e)["valid_to"] or at(10**6), e["closed_by"],
                   e["event_count"]) for e in edges if e["relationship"] == "CAN_ACCESS")
     assert got == [
@@ -279,3 +339,9 @@ def test_a_label_regrant_with_expiry_replaces_a_grant_without_one(spark):
         ("select", at(0), at(10**6), None, 2),  # open: the standing grant
     ]
     assert fold.LATEST_EXPIRY == {("CAN_ACCESS", "label")}
+
+
+def test_batched_cases_fold_as_they_would_alone(spark, folded):
+    """The batching itself is exact: cases folded alone give what the batch gave them."""
+    for name in (REGRANT, FAILED_JOB, EVERY_ORDER[-1]):
+        assert fold_all(spark, {name: CASES[name]})[name] == folded[name], name
