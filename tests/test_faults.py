@@ -5,7 +5,9 @@ Each kill test runs the CLI in a subprocess that pauses at a named step (the
 kills its whole process group (Python driver, JVM, workers) with SIGKILL there, runs the same
 command again and compares the warehouse with an uninterrupted run's: rows of events,
 quarantine, facts, extraction records, vertices, edges and changes, and distinct event ids.
-Counted with pyarrow, so checking costs no JVM; each CLI process costs one.
+Counted with pyarrow, so checking costs no JVM. The killed run is a process of its own (each
+costs a JVM); the run after it is the same CLI command in this process, on the test session's
+Spark, which finds only what the dead process left on disk: its lock file and staged output.
 """
 
 from __future__ import annotations
@@ -66,6 +68,17 @@ def kill_at(point: str, tmp: Path, *args: str | Path) -> int:
     return process.pid
 
 
+def again(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """`lineage ARGS` run again after a kill, in this process (see the module docstring)."""
+    from click.testing import CliRunner
+
+    from lineage.cli import main
+
+    ran = CliRunner().invoke(main, [str(a) for a in args])
+    assert ran.exception is None or isinstance(ran.exception, SystemExit), ran.exc_info
+    return subprocess.CompletedProcess(args, ran.exit_code, ran.stdout, ran.stderr)
+
+
 def counts(warehouse: Path) -> dict[str, int]:
     """Rows of each dataset, and distinct (source, event_id) of the events."""
     found: dict[str, int] = {}
@@ -122,19 +135,20 @@ INGEST_KILLS = {
 
 
 @pytest.mark.parametrize("point", INGEST_KILLS)
-def test_an_ingest_killed_then_run_again_stores_what_an_uninterrupted_one_does(point, inputs, uninterrupted, tmp_path):
+def test_an_ingest_killed_then_run_again_stores_what_an_uninterrupted_one_does(point, inputs, uninterrupted, tmp_path,
+                                                                              spark):
     warehouse = tmp_path / "warehouse"
     left = INGEST_KILLS[point][1]
     pid = kill_at(point, tmp_path, "ingest", inputs, "--warehouse", warehouse)
     assert (warehouse / ".txn").is_dir() == (left is not None)  # what the killed run staged is still there
     assert json.loads((warehouse / ".lock").read_text())["pid"] == pid  # and its name in the lock file
 
-    again = run("ingest", inputs, "--warehouse", warehouse, "--json")
-    assert again.returncode == 0, again.stderr
-    assert f"taking over the stale lock of pid {pid}" in again.stderr
+    rerun = again("ingest", inputs, "--warehouse", warehouse, "--json")
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"taking over the stale lock of pid {pid}" in rerun.stderr
     for state, message in RECOVERY.items():
-        assert (message in again.stderr) == (state == left), again.stderr
-    summary = json.loads(again.stdout)
+        assert (message in rerun.stderr) == (state == left), rerun.stderr
+    summary = json.loads(rerun.stdout)
     expected = uninterrupted["counts"]
     # killed before its commit, the first run stored nothing; killed during it, recovery finished it
     committed = left == "committed"
@@ -157,17 +171,17 @@ BUILD_KILLS = {
 
 
 @pytest.mark.parametrize("point", BUILD_KILLS)
-def test_a_build_killed_then_run_again_builds_what_an_uninterrupted_one_does(point, uninterrupted, tmp_path):
+def test_a_build_killed_then_run_again_builds_what_an_uninterrupted_one_does(point, uninterrupted, tmp_path, spark):
     warehouse = tmp_path / "warehouse"
     shutil.copytree(uninterrupted["ingested"], warehouse)
     pid = kill_at(point, tmp_path, "build", "--warehouse", warehouse)
     assert (warehouse / ".txn").is_dir()
 
-    again = run("build", "--warehouse", warehouse, "--json")
-    assert again.returncode == 0, again.stderr
-    assert f"taking over the stale lock of pid {pid}" in again.stderr
-    assert RECOVERY[BUILD_KILLS[point][1]] in again.stderr
-    summary = json.loads(again.stdout)
+    rerun = again("build", "--warehouse", warehouse, "--json")
+    assert rerun.returncode == 0, rerun.stderr
+    assert f"taking over the stale lock of pid {pid}" in rerun.stderr
+    assert RECOVERY[BUILD_KILLS[point][1]] in rerun.stderr
+    summary = json.loads(rerun.stdout)
     expected = uninterrupted["counts"]
     # the facts were committed before the graph step: then the second build has no event left to extract
     facts_were_committed = point.startswith("build.graph")
@@ -186,10 +200,10 @@ def test_two_ingests_at_once_one_waits_and_nothing_is_lost(inputs, uninterrupted
         target.mkdir(exist_ok=True)
         shutil.copy(path, target / path.name)
     warehouse = tmp_path / "warehouse"
-    marker = tmp_path / "first-paused"
-    # the first holds the lock, pausing 20 s after its first file; the second must wait for it
+    marker, resume = tmp_path / "first-paused", tmp_path / "first-resumes"
+    # the first holds the lock, paused after its first file until the second says it waits for it
     first = lineage("ingest", first_half, "--warehouse", warehouse, LINEAGE_TEST_PAUSE_AT="ingest.file:1",
-                    LINEAGE_TEST_PAUSE_FILE=str(marker), LINEAGE_TEST_PAUSE_SECONDS="20")
+                    LINEAGE_TEST_PAUSE_FILE=str(marker), LINEAGE_TEST_RESUME_FILE=str(resume))
     deadline = time.monotonic() + 300
     while not marker.exists():
         assert first.poll() is None and time.monotonic() < deadline, first.communicate()
@@ -202,10 +216,18 @@ def test_two_ingests_at_once_one_waits_and_nothing_is_lost(inputs, uninterrupted
     assert "Traceback" not in impatient.stderr
 
     second = lineage("ingest", second_half, "--warehouse", warehouse, "--wait", "600")
+    waiting = f"waiting up to 600 s for the warehouse lock held by pid {first.pid}"
+    said = []
+    for line in second.stderr:  # up to the line saying it waits (or its end, if it never says so)
+        said.append(line)
+        if waiting in line:
+            break
+    resume.touch()
     first_out, first_err = first.communicate(timeout=600)
     second_out, second_err = second.communicate(timeout=600)
+    second_err = "".join(said) + second_err
     assert (first.returncode, second.returncode) == (0, 0), (first_err, second_err)
-    assert f"waiting up to 600 s for the warehouse lock held by pid {first.pid}" in second_err
+    assert waiting in second_err
     assert "stale" not in second_err
     expected = uninterrupted["counts"]
     found = counts(warehouse)

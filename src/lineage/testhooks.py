@@ -3,7 +3,7 @@
 ``LINEAGE_TEST_PAUSE_AT=<point>[:<n>]`` pauses the run the ``n``-th time (default first) it
 reaches ``<point>``: it creates the file ``LINEAGE_TEST_PAUSE_FILE`` (when set; the test waits
 for it), then sleeps ``LINEAGE_TEST_PAUSE_SECONDS`` (default an hour: the test kills it) and
-goes on. Unset (always, outside tests) a point costs one dictionary look-up. Read straight
+goes on; sooner once the file ``LINEAGE_TEST_RESUME_FILE`` exists (when set: the test resumes it). Unset (always, outside tests) a point costs one dictionary look-up. Read straight
 from the environment on purpose: a test hook, not a setting users see.
 
 Points: ``ingest.file`` (after each input file is parsed), ``ingest.write`` (after each staged
@@ -38,4 +38,7 @@ def pause_point(name: str) -> None:
     marker = os.environ.get("LINEAGE_TEST_PAUSE_FILE")
     if marker:
         Path(marker).write_text(str(os.getpid()))
-    time.sleep(float(os.environ.get("LINEAGE_TEST_PAUSE_SECONDS", "3600")))
+    deadline = time.monotonic() + float(os.environ.get("LINEAGE_TEST_PAUSE_SECONDS", "3600"))
+    resume = os.environ.get("LINEAGE_TEST_RESUME_FILE")
+    while time.monotonic() < deadline and not (resume and Path(resume).exists()):
+        time.sleep(min(0.1, max(0.0, deadline - time.monotonic())))
