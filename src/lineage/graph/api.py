@@ -100,14 +100,36 @@ def changes(
 # --------------------------------------------------------------------------------------------
 
 
+KEPT_ROWS = 250_000
+"""Datasets up to this many rows stay read in the process (see :func:`_read_rows`); bigger ones
+are read each time, so a 10^6-event graph is never held twice."""
+_kept: dict[str, tuple[tuple, list[dict[str, Any]]]] = {}
+
+
+def _signature(path: Path) -> tuple:
+    """What a rewrite of a dataset changes: its files' names, sizes and modification times."""
+    return tuple(sorted((str(f), s.st_size, s.st_mtime_ns) for f in Path(path).rglob("*.parquet") for s in [f.stat()]))
+
+
 def _read_rows(path: Path) -> list[dict[str, Any]]:
+    """A dataset's rows as dicts. A notebook, a report or a test asks one warehouse many questions,
+    each reading the same files: the last read of a small dataset is kept while its files are
+    unchanged, and each caller gets its own copies (editing them never reaches the next caller)."""
     import pyarrow.parquet as pq
 
-    rows = pq.read_table(str(path)).to_pylist()
-    for row in rows:
-        if isinstance(row.get("properties"), list):  # parquet maps come back as (key, value) pairs
-            row["properties"] = dict(row["properties"])
-    return rows
+    key, signature = str(Path(path).resolve()), _signature(path)
+    kept = _kept.get(key)
+    if kept is None or kept[0] != signature:
+        rows = pq.read_table(str(path)).to_pylist()
+        for row in rows:
+            if isinstance(row.get("properties"), list):  # parquet maps come back as (key, value) pairs
+                row["properties"] = dict(row["properties"])
+        if len(rows) > KEPT_ROWS:
+            _kept.pop(key, None)
+            return rows
+        kept = _kept[key] = (signature, rows)
+    return [{**row, "properties": dict(row["properties"])} if isinstance(row.get("properties"), dict) else dict(row)
+            for row in kept[1]]
 
 
 def valid_at(row: Mapping[str, Any], moment: datetime) -> bool:

@@ -1,0 +1,40 @@
+"""Graph rows read without Spark: the last read of a small dataset is kept, never shared or stale."""
+
+from __future__ import annotations
+
+import os
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from lineage.graph import api
+
+
+def _write(folder, names):
+    folder.mkdir(exist_ok=True)
+    table = pa.table({"id": names, "properties": pa.array([[("k", n)] for n in names],
+                                                          type=pa.map_(pa.string(), pa.string()))})
+    pq.write_table(table, folder / "part-0.parquet")
+
+
+def test_kept_rows_are_copies_and_a_rewrite_is_read_again(tmp_path, monkeypatch):
+    dataset = tmp_path / "vertices"
+    _write(dataset, ["a", "b"])
+    first = api._read_rows(dataset)
+    assert first == [{"id": "a", "properties": {"k": "a"}}, {"id": "b", "properties": {"k": "b"}}]
+    first[0]["id"] = "edited"
+    first[1]["properties"]["k"] = "edited"
+    assert api._read_rows(dataset) == [{"id": "a", "properties": {"k": "a"}}, {"id": "b", "properties": {"k": "b"}}]
+
+    before = (dataset / "part-0.parquet").stat().st_mtime_ns
+    _write(dataset, ["c"])  # the dataset rewritten (a new build): read again, not the kept rows
+    os.utime(dataset / "part-0.parquet", ns=(before + 10**9, before + 10**9))
+    assert api._read_rows(dataset) == [{"id": "c", "properties": {"k": "c"}}]
+    (dataset / "part-1.parquet").write_bytes((dataset / "part-0.parquet").read_bytes())  # a file added
+    assert [r["id"] for r in api._read_rows(dataset)] == ["c", "c"]
+
+    monkeypatch.setattr(api, "KEPT_ROWS", 1)  # too big to keep: read each time, nothing held
+    big = tmp_path / "edges"
+    _write(big, ["x", "y"])
+    assert [r["id"] for r in api._read_rows(big)] == ["x", "y"]
+    assert str(big.resolve()) not in api._kept
