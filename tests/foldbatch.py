@@ -60,7 +60,7 @@ def _edge_key(e):
     return (e["relationship"], e["src"], e["dst"], e["qualifier"], str(e["valid_from"]))
 
 
-def _fold(spark, rows: list[Fact], aliases: dict[str, str]):
+def fold_rows(spark, rows: list[Fact], aliases: dict[str, str]):
     """Collected (vertices, edges, changes) rows of one fold, persisted frames released after."""
     frame = spark.createDataFrame(rows, FACTS.ddl)
     alias_df = spark.createDataFrame(sorted(aliases.items()), "alias string, canonical string") if aliases else None
@@ -80,7 +80,7 @@ def fold_all(spark, cases: dict[str, Case]) -> dict[str, tuple[dict, list, list]
         p = prefixes[name]
         rows += [f._replace(event_id=p + f.event_id, src_id=_put(f.src_id, p), dst_id=_put(f.dst_id, p)) for f in facts]
         aliases.update({_put(a, p): _put(c, p) for a, c in (case_aliases or {}).items()})
-    vertices, edges, changes = _fold(spark, rows, aliases)
+    vertices, edges, changes = fold_rows(spark, rows, aliases)
     by_prefix = {p: ({}, [], []) for p in prefixes.values()}
     for row in vertices:
         p = _owner(row["id"])
@@ -98,5 +98,5 @@ def fold_all(spark, cases: dict[str, Case]) -> dict[str, tuple[dict, list, list]
 
 def fold_one(spark, rows: list[Fact], aliases: dict[str, str] | None = None) -> tuple[dict, list, list]:
     """One case folded alone, ids untouched: (vertices by id, sorted edges, changes)."""
-    vertices, edges, changes = _fold(spark, rows, aliases or {})
+    vertices, edges, changes = fold_rows(spark, rows, aliases or {})
     return {v["id"]: v for v in vertices}, sorted(edges, key=_edge_key), changes

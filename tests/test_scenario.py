@@ -281,13 +281,11 @@ def _scenario_facts() -> list[tuple]:
 
 
 def _fold(spark, rows):
-    from lineage.graph import fold
+    """The fold as build runs it (tests/foldbatch.py), alone: the aliases name people by their ids' text."""
+    from foldbatch import fold_rows
     from lineage.graph.aliases import read_aliases
-    from lineage.schema import FACTS
 
-    aliases = spark.createDataFrame(sorted(read_aliases(ALIASES).items()), "alias string, canonical string")
-    vertices, edges, changes = fold.fold(spark.createDataFrame(rows, FACTS.ddl), aliases)
-    return _canonical(tuple([api.utc_row(r.asDict()) for r in frame.collect()] for frame in (vertices, edges, changes)))
+    return _canonical(fold_rows(spark, rows, read_aliases(ALIASES)))
 
 
 def test_property_fact_order_and_redelivery_do_not_change_the_graph(spark):
