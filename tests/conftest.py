@@ -21,21 +21,11 @@ def pytest_addoption(parser):
     )
 
 
-# Under pytest-xdist (``-n``) each worker is its own process with its own session fixtures: the
-# tests sharing a built warehouse or server run on one worker, so it is built once (the first
-# fixture a test reaches in this order names its group); every other test goes with its module.
-SHARED = ("platform_graph", "platform", "generated", "demo_graph", "demo_warehouse", "scenario_warehouse")
-
-
 def pytest_collection_modifyitems(config, items):
-    """Mark every test whose fixture closure reaches the session ``spark`` fixture; under xdist,
-    group each test with the others that share its costly session fixture, or else its module."""
+    """Mark every test whose fixture closure reaches the session ``spark`` fixture."""
     for item in items:
-        fixtures = getattr(item, "fixturenames", ())
-        if "spark" in fixtures:
+        if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
-        group = next((name for name in SHARED if name in fixtures), item.nodeid.split("::")[0])
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _jvm_started() -> bool:
