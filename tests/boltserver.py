@@ -13,7 +13,7 @@ import socket
 import subprocess
 import time
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ class BoltServer:
     redis_port: int
     bolt_port: int
     directory: Path
+    _kept: Any = field(default=None, init=False, repr=False)  # the driver query() reuses
 
     @property
     def uri(self) -> str:
@@ -67,12 +68,25 @@ class BoltServer:
         from lineage.export.dialect import FALKORDB
         from lineage.export.neo4j import read
 
-        driver = self.driver()
+        # one driver kept per server: a fresh one costs ~45 ms of connection set-up per query, a
+        # kept one ~0.4 ms (thousands of oracle queries); dropped on any error, so a restarted
+        # or replaced server is reached afresh
+        if self._kept is None:
+            self._kept = self.driver()
         try:
-            with driver.session() as session:
+            with self._kept.session() as session:
                 return read(session, text, **FALKORDB.encode(params))
-        finally:
-            driver.close()
+        except BaseException:
+            self._drop_driver()
+            raise
+
+    def _drop_driver(self) -> None:
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            try:
+                kept.close()
+            except Exception:  # noqa: BLE001 - a dead server's connections: nothing to close politely
+                pass
 
     def wipe(self) -> None:
         """Delete the graph (and its indexes) through the Redis port."""
@@ -82,6 +96,7 @@ class BoltServer:
         return self.process.poll() is None
 
     def stop(self) -> None:
+        self._drop_driver()
         if self.process.poll() is None:
             self.process.terminate()
             try:
