@@ -3,8 +3,9 @@
 ``LINEAGE_TEST_PAUSE_AT=<point>[:<n>]`` pauses the run the ``n``-th time (default first) it
 reaches ``<point>``: it creates the file ``LINEAGE_TEST_PAUSE_FILE`` (when set; the test waits
 for it), then sleeps ``LINEAGE_TEST_PAUSE_SECONDS`` (default an hour: the test kills it) and
-goes on; sooner once the file ``LINEAGE_TEST_RESUME_FILE`` exists (when set: the test resumes it). Unset (always, outside tests) a point costs one dictionary look-up. Read straight
-from the environment on purpose: a test hook, not a setting users see.
+goes on; sooner once the file ``LINEAGE_TEST_RESUME_FILE`` exists (when set: the test resumes
+it). Unset (always, outside tests) a point costs one dictionary look-up. Read straight from the
+environment on purpose: a test hook, not a setting users see.
 
 Points: ``ingest.file`` (after each input file is parsed), ``ingest.write`` (after each staged
 dataset is written), ``ingest.commit`` (after each rename of the commit), ``build.write`` (after
