@@ -12,6 +12,8 @@ The fold runs as ``build`` runs it: with its multiply-read frames persisted (``c
 
 from __future__ import annotations
 
+import pytest
+
 from lineage.facts.core import Fact
 from lineage.graph import fold
 from lineage.graph.api import utc_row
@@ -27,6 +29,16 @@ class Cases(dict):
         assert name not in self, name
         self[name] = (rows, aliases)
         return name
+
+
+def folded_fixture(cases: Cases):
+    """A module's ``folded`` fixture: ``cases`` folded once (see :func:`fold_all`)."""
+
+    @pytest.fixture(scope="module")
+    def folded(spark):
+        return fold_all(spark, cases)
+
+    return folded
 
 
 def _prefix(number: int) -> str:

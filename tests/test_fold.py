@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from foldbatch import Cases, fold_all
+from foldbatch import Cases, fold_all, folded_fixture
 from lineage import ids
 from lineage.facts.core import Fact
 
@@ -39,11 +39,7 @@ def wildcard(event, when, src, rel, dst_label, seq=0):
 # Every case of this module is folded in ONE Spark fold (see tests/foldbatch.py).
 CASES = Cases()
 case = CASES.add
-
-
-@pytest.fixture(scope="module")
-def folded(spark):
-    return fold_all(spark, CASES)
+folded = folded_fixture(CASES)
 
 
 def intervals(edges, rel):

@@ -11,9 +11,7 @@ import json
 import random
 from datetime import datetime, timedelta, timezone
 
-import pytest
-
-from foldbatch import Cases, fold_all, fold_one
+from foldbatch import Cases, fold_all, fold_one, folded_fixture
 from lineage import ids
 from lineage.events import registry
 from lineage.facts.core import Fact
@@ -46,11 +44,7 @@ def report(event, when, vertex, props, *, failed=False, op="observe", seq=0, rel
 
 CASES = Cases()
 case = CASES.add
-
-
-@pytest.fixture(scope="module")
-def folded(spark):
-    return fold_all(spark, CASES)
+folded = folded_fixture(CASES)
 
 
 def run(folded, name):
