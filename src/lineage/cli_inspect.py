@@ -17,7 +17,8 @@ from typing import Any, Callable, Sequence
 import click
 from rich.console import Console
 
-from lineage.terminal import SHORTENED_NOTE, Column, fitted
+from lineage.render.escape import CELL_LIMIT, terminal
+from lineage.terminal import SHORTENED_NOTE, Column, console, fitted
 
 SHOW_CHANGES = 10
 """Latest changes ``show`` prints (``--json`` and ``history`` have them all)."""
@@ -86,7 +87,7 @@ def search(text: str, warehouse: Path, limit: int, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps({"query": text, "total": len(hits), "results": [h.to_json() for h in hits[:limit]]}))
         return
-    out = Console()
+    out = console()
     kind = {3: "exact", 2: "prefix", 1: "contains"}
     rows = [[h.label, h.name, h.id, kind[h.score]] for h in hits[:limit]]
     shortened = _print(out, [Column("label"), Column("name"), Column("id", is_id=True), Column("match")], rows,
@@ -114,12 +115,13 @@ def show(vertex_id: str, warehouse: Path, as_of: str | None, limit: int, as_json
     if as_json:
         click.echo(json.dumps(entity.to_json()))
         return
-    out = Console()
+    out = console()
     v = entity.vertex
     state = f"deleted {_time(v.get('deleted_at'))}" if v.get("deleted_at") else "not deleted"
     moment = {"given": _time(entity.as_of), "now": "now",
               "before deletion": f"{_time(entity.as_of)} (just before its deletion)"}[entity.why_as_of]
-    out.print(f"{v['label']} {v.get('name')}\n{v['id']}\nfirst seen {_time(v.get('first_seen'))}, last seen "
+    name, vid = terminal(str(v.get("name")), CELL_LIMIT), terminal(v["id"], CELL_LIMIT)
+    out.print(f"{v['label']} {name}\n{vid}\nfirst seen {_time(v.get('first_seen'))}, last seen "
               f"{_time(v.get('last_seen'))} (UTC)\n{v.get('event_count')} event(s), {state}", markup=False,
               highlight=False)
     shortened = False
@@ -169,7 +171,7 @@ def history(vertex_id: str, warehouse: Path, as_json: bool) -> None:
     if as_json:
         click.echo(json.dumps(found.to_json()))
         return
-    out = Console()
+    out = console()
     rows = []
     for e in found.events:
         what = _WHAT[e.event]
@@ -204,7 +206,7 @@ def diff(since: str, until: str, warehouse: Path, relationships: tuple[str, ...]
     if as_json:
         click.echo(json.dumps(found.to_json()))
         return
-    out = Console()
+    out = console()
     out.print(f"changed after {_time(found.since)} and up to {_time(found.until)} (UTC)"
               + (f", relationships {', '.join(found.relationships)} only" if found.relationships else ""),
               markup=False, highlight=False)

@@ -16,6 +16,7 @@ from typing import Any
 import click
 
 from lineage.cli_inspect import resolving
+from lineage.terminal import lines_text
 
 FORMAT_CHOICE = click.Choice(["dot", "mermaid", "graphml"])
 ENGINE_CHOICE = click.Choice(["auto", "local", "spark"])
@@ -65,7 +66,7 @@ def print_answer(warehouse: Path, result: Any, *, question: str, downstream: boo
         people = people_to_tell(snap, [*result.sources, *(a.id for a in result.affected)], ctx.name)
     lines = answer(question, drawn, as_of=result.as_of, engine=result.engine, name=ctx.name, width=terminal_width(),
                    people=people)
-    click.echo("\n".join(lines))
+    click.echo(lines_text(lines))
 
 
 def print_access(warehouse: Path, result: Any) -> None:
@@ -77,7 +78,7 @@ def print_access(warehouse: Path, result: Any) -> None:
 
     ctx = Context.of(warehouse)
     every = PRIVILEGES.get(ctx.label(result.target), ())
-    click.echo("\n".join(access_answer(result, name=ctx.name, width=terminal_width(), every=every)))
+    click.echo(lines_text(access_answer(result, name=ctx.name, width=terminal_width(), every=every)))
 
 
 def print_blast(warehouse: Path, ranked: Sequence[Any], top: int) -> None:
@@ -87,7 +88,7 @@ def print_blast(warehouse: Path, ranked: Sequence[Any], top: int) -> None:
     from lineage.report.context import Context
 
     ctx = Context.of(warehouse)
-    click.echo("\n".join(blast_answer(ranked, top, name=ctx.name, width=terminal_width())))
+    click.echo(lines_text(blast_answer(ranked, top, name=ctx.name, width=terminal_width())))
 
 
 @click.command()

@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from rich.cells import cell_len
+from rich.console import Console
 from rich.table import Table
+
+from lineage.render.escape import CELL_LIMIT, terminal
 
 ELLIPSIS = "…"
 MIN_ID = 12
@@ -82,8 +85,23 @@ def widths(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]])
     return result, any(result[i] < natural[i] for _, i in ids)
 
 
+def console(stderr: bool = False) -> Console:
+    """A console that prints text as it is: no rich markup (``[bold]`` in a table name stays
+    ``[bold]``), no ``:emoji:`` codes, no highlighting. Every command prints through one."""
+    return Console(stderr=stderr, markup=False, emoji=False, highlight=False)
+
+
+def lines_text(lines: Sequence[str]) -> str:
+    """Lines of plain-text output as one string, each line's control characters made visible
+    (its names are event text; the line breaks between lines are ours)."""
+    return "\n".join(terminal(line) for line in lines)
+
+
 def fitted(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]], title: str | None = None) -> tuple[Table, bool]:
-    """A rich table of ``rows`` that fits ``width`` cells; True when ids were shortened."""
+    """A rich table of ``rows`` that fits ``width`` cells; True when ids were shortened. Cells
+    are event text: control characters made visible, values past :data:`CELL_LIMIT` shortened."""
+    rows = [[terminal(cell, CELL_LIMIT) for cell in row] for row in rows]
+    title = terminal(title) if title is not None else None
     sizes, shortened = widths(width, columns, rows)
     table = Table(title=title, title_justify="left")
     for column, w in zip(columns, sizes):

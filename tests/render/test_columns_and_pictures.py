@@ -12,7 +12,8 @@ import pytest
 from lineage.analysis.access import snapshot
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES
 from lineage.render.columns import Col, shorten, table, wrap
-from lineage.render.formats import mermaid_text, to_dot, to_graphml, to_mermaid
+from lineage.render.escape import mermaid
+from lineage.render.formats import to_dot, to_graphml, to_mermaid
 from lineage.render.picture import picture
 
 LONG = "table:maxcompute:retail_dw.dwd_orders_daily_incremental"
@@ -101,8 +102,8 @@ def test_upstream_is_drawn_the_way_data_flows():
 
 
 def test_mermaid_escapes_labels():
-    assert mermaid_text('b "quoted" <b>\nTable x') == "b #quot;quoted#quot; #lt;b#gt;<br/>Table x"
-    assert mermaid_text("a#b [x] 'y' & z") == "a#35;b #91;x#93; 'y' #amp; z"
+    assert mermaid('b "quoted" <b>', "Table x") == "b #quot;quoted#quot; #lt;b#gt;<br/>Table x"
+    assert mermaid("a#b [x] 'y' & z") == "a#35;b #91;x#93; 'y' #amp; z"
     affected, snap = answer([A], IMPACT_RULES)
     text = to_mermaid(picture(snap, [A], affected, IMPACT_RULES))
     labels = re.findall(r'\["(.*)"\]', text)

@@ -46,3 +46,18 @@ def gap_events(tmp_path_factory) -> Path:
     with (events / "dataphin-audit.jsonl").open("a") as handle:
         handle.write(json.dumps(EXPIRING) + "\n")
     return events
+
+
+@pytest.fixture(scope="session")
+def hostile_warehouse(spark, tmp_path_factory) -> Path:
+    """The hostile DataHub file (tests/report/hostile.py) ingested and built once."""
+    from lineage.graph.build import build
+    from lineage.ingest.pipeline import ingest
+
+    from .hostile import write
+
+    root = tmp_path_factory.mktemp("hostile")
+    write(root / "events")
+    ingest([root / "events"], root / "warehouse", spark=spark)
+    build(root / "warehouse", spark=spark)
+    return root / "warehouse"

@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from lineage.cli import main
+from lineage.render.escape import markdown
 from lineage.report import SCHEMA, load
 
 from .conftest import CAROL, GAP_DAY, WEEK
@@ -51,7 +52,7 @@ def test_writes_three_files_with_the_schema(demo_report):
     assert "<svg" in html and 'rel="stylesheet"' not in html
     md = (demo_report / "report.md").read_text()
     top = report.changes[0]
-    assert f"**{top.kind} {top.entity_name}**" in md and "Tell:" in md
+    assert f"**{markdown(top.kind)} {markdown(top.entity_name)}**" in md and "Tell:" in md
 
 
 def test_changes_agree_with_blast_radius(demo_report, demo_warehouse):

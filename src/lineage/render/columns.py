@@ -14,6 +14,8 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from lineage.render.escape import CELL_LIMIT, terminal
+
 ELLIPSIS = "…"
 MIN_WIDTH = 12
 GAP = "  "
@@ -85,7 +87,9 @@ def wrapped(text: str, size: int) -> list[str]:
 
 
 def table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, indent: int = 2) -> list[str]:
-    """The header and the rows as lines of aligned columns fitting ``width`` when they can."""
+    """The header and the rows as lines of aligned columns fitting ``width`` when they can.
+    Cells are event text: control characters made visible, very long values shortened."""
+    rows = [[terminal(cell, CELL_LIMIT) for cell in row] for row in rows]
     sizes = widths(cols, rows, width, indent)
     pad = " " * indent
 
@@ -115,7 +119,7 @@ def wrap(prefix: str, items: Sequence[str], width: int, sep: str = ", ") -> list
 
     indent = " " * min(len(prefix), max(width // 3, 0))
     # an item is one word (a no-break space inside it), a longer one than a line shortened
-    words = [shorten(item, width - len(indent)).replace(" ", NBSP) for item in items]
+    words = [shorten(terminal(item), width - len(indent)).replace(" ", NBSP) for item in items]
     lines = textwrap.wrap(sep.join(words), width, initial_indent=prefix, subsequent_indent=indent,
                           break_long_words=False, break_on_hyphens=False) or [prefix.rstrip()]
     return [line.replace(NBSP, " ") for line in lines]

@@ -3,15 +3,15 @@
 Laid out upstream to downstream (DOT ``rankdir=LR``, Mermaid ``flowchart LR``). Vertex ids are
 canonical ids full of ``:`` and ``.``, which neither DOT nor Mermaid accept bare, so each item
 gets a short generated key (``n0``, ``n1``, ... in item order) and carries its id and name as
-attributes or label. Pure functions: picture in, text out; ``FORMATS`` maps a name to one.
+attributes or label, escaped for the format by :mod:`lineage.render.escape` (event text never
+becomes DOT, Mermaid or XML syntax, and its control characters are shown, not sent). Pure
+functions: picture in, text out; ``FORMATS`` maps a name to one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from xml.sax.saxutils import escape as xml_escape
-from xml.sax.saxutils import quoteattr
-
+from lineage.render.escape import dot, mermaid, xml
 from lineage.render.picture import Item, Picture
 
 SHAPES = {"Table": "box", "Node": "component", "Job": "component", "User": "ellipse", "Role": "ellipse",
@@ -23,16 +23,10 @@ def _keys(p: Picture) -> dict[str, str]:
     return {item.id: f"n{i}" for i, item in enumerate((*p.sources, *p.items))}
 
 
-def _caption(item: Item) -> str:
-    """Name, label and what is collapsed into the item, one per line."""
+def _caption(item: Item) -> list[str]:
+    """Name, label and what is collapsed into the item, one per line (each escaped by the format)."""
     lines = [item.name, item.label if item.id.startswith("jobs:") else f"{item.label} {item.id}"]
-    if item.note:
-        lines.append(item.note)
-    return "\n".join(lines)
-
-
-def _dot_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    return lines + [item.note] if item.note else lines
 
 
 def to_dot(p: Picture) -> str:
@@ -40,23 +34,13 @@ def to_dot(p: Picture) -> str:
     keys = _keys(p)
     lines = ["digraph lineage {", "  rankdir=LR;", '  node [fontname="Helvetica", fontsize=10];']
     for item in p.sources:
-        lines.append(f"  {keys[item.id]} [label={_dot_string(_caption(item))}, shape={SHAPES.get(item.label, 'box')}, "
-                     f"style=bold, id={_dot_string(item.id)}];")
+        lines.append(f"  {keys[item.id]} [label={dot(*_caption(item))}, shape={SHAPES.get(item.label, 'box')}, "
+                     f"style=bold, id={dot(item.id)}];")
     for item in p.items:
-        lines.append(f"  {keys[item.id]} [label={_dot_string(_caption(item))}, shape={SHAPES.get(item.label, 'box')}, "
-                     f"id={_dot_string(item.id)}];")
+        lines.append(f"  {keys[item.id]} [label={dot(*_caption(item))}, shape={SHAPES.get(item.label, 'box')}, "
+                     f"id={dot(item.id)}];")
     lines += [f"  {keys[a]} -> {keys[b]};" for a, b in p.edges]
     return "\n".join([*lines, "}"]) + "\n"
-
-
-MERMAID_ENTITIES = str.maketrans({"#": "#35;", '"': "#quot;", "<": "#lt;", ">": "#gt;", "&": "#amp;",
-                                  "[": "#91;", "]": "#93;", "|": "#124;", "`": "#96;"})
-"""Mermaid's own entity codes (``#quot;``), one pass, so an escape is never escaped again."""
-
-
-def mermaid_text(text: str) -> str:
-    """Text for a Mermaid ``["..."]`` label: quotes, brackets and markup as entity codes, lines as ``<br/>``."""
-    return "<br/>".join(line.translate(MERMAID_ENTITIES) for line in text.split("\n"))
 
 
 def to_mermaid(p: Picture) -> str:
@@ -64,7 +48,7 @@ def to_mermaid(p: Picture) -> str:
     keys = _keys(p)
     lines = ["flowchart LR"]
     for item in (*p.sources, *p.items):
-        lines.append(f'  {keys[item.id]}["{mermaid_text(_caption(item))}"]')
+        lines.append(f'  {keys[item.id]}["{mermaid(*_caption(item))}"]')
     lines += [f"  {keys[a]} --> {keys[b]}" for a, b in p.edges]
     if p.sources:
         lines.append("  classDef source stroke-width:3px")
@@ -87,9 +71,9 @@ def to_graphml(p: Picture) -> str:
     for item in (*p.sources, *p.items):
         values = {"label": item.label, "name": item.name, "distance": str(item.distance), "collapsed": item.note,
                   "source": "true" if item.id in sources else "false"}
-        data = "".join(f'<data key="{k}">{xml_escape(values[k])}</data>' for k, _ in GRAPHML_KEYS)
-        out.append(f"    <node id={quoteattr(item.id)}>{data}</node>")
-    out += [f"    <edge source={quoteattr(a)} target={quoteattr(b)}/>" for a, b in p.edges]
+        data = "".join(f'<data key="{k}">{xml(values[k])}</data>' for k, _ in GRAPHML_KEYS)
+        out.append(f'    <node id="{xml(item.id)}">{data}</node>')
+    out += [f'    <edge source="{xml(a)}" target="{xml(b)}"/>' for a, b in p.edges]
     out += ["  </graph>", "</graphml>"]
     return "\n".join(out) + "\n"
 

@@ -1,19 +1,44 @@
-"""report.html and report.md from a :class:`Report` (jinja2 templates shipped as package data)."""
+"""report.html and report.md from a :class:`Report` (jinja2 templates shipped as package data).
+
+Every value a template prints is event text until proven otherwise: the HTML environment
+autoescapes everything (control characters made visible first), the Markdown one escapes
+Markdown; only pictures made by :mod:`lineage.report.svg`, which escapes its own inputs, are
+passed through as :class:`~markupsafe.Markup`."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
+from markupsafe import Markup
+
+from lineage.render.escape import markdown as markdown_escape
+from lineage.render.escape import visible
 from lineage.report.model import Change, Report
 from lineage.report.svg import day_bars, impact_picture, sparkline
 
 
-@lru_cache(maxsize=1)
-def _env():
-    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+def _html_value(value):
+    return visible(value) if type(value) is str else value  # Markup (our SVG) passes untouched
+
+
+def _markdown_value(value):
+    if isinstance(value, Markup) or not isinstance(value, str):
+        return value
+    return markdown_escape(value)
+
+
+FORMATS = {  # template suffix -> how values are made safe: autoescape (HTML) or a finalize of our own
+    "html": {"autoescape": True, "finalize": _html_value},
+    "md": {"autoescape": False, "finalize": _markdown_value},
+}
+
+
+@lru_cache(maxsize=None)
+def _env(kind: str):
+    from jinja2 import Environment, PackageLoader, StrictUndefined
 
     return Environment(loader=PackageLoader("lineage.report", "templates"), undefined=StrictUndefined,
-                       autoescape=select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True, **FORMATS[kind])
 
 
 def _names(report: Report) -> dict[str, str]:
@@ -47,13 +72,14 @@ def _helpers(report: Report) -> dict:
     def tell(c: Change) -> list[str]:
         return [p.name for p in report.people if c.change_id in p.changes]
 
-    return {"name": name, "change": change, "tell": tell, "spark": sparkline, "bars": day_bars}
+    return {"name": name, "change": change, "tell": tell, "spark": lambda *a: Markup(sparkline(*a)),
+            "bars": lambda *a: Markup(day_bars(*a))}
 
 
 def html(report: Report) -> str:
-    return _env().get_template("report.html.j2").render(r=report, picture=impact_picture(report.impact_graph),
+    return _env("html").get_template("report.html.j2").render(r=report, picture=Markup(impact_picture(report.impact_graph)),
                                                         **_helpers(report))
 
 
 def markdown(report: Report) -> str:
-    return _env().get_template("report.md.j2").render(r=report, **_helpers(report))
+    return _env("md").get_template("report.md.j2").render(r=report, **_helpers(report))

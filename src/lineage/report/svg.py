@@ -1,16 +1,17 @@
 """Hand-written inline SVG: sparklines, a per-day bar chart and the layered impact picture.
 
 No Graphviz, no matplotlib, no script: plain ``<svg>`` text the HTML inlines, so the report
-opens anywhere, prints, and reads without a network. Coordinates are rounded so the output is
+opens anywhere, prints, and reads without a network. The report passes this text through
+unescaped, so every piece of event text in it goes through :func:`escape` here. Coordinates are rounded so the output is
 byte-stable.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from html import escape
 from typing import Sequence
 
+from lineage.render.escape import html_text as escape
 from lineage.report.model import ImpactGraph
 
 LABEL_COLOUR: dict[str, str] = {
@@ -47,12 +48,12 @@ def day_bars(per_day: dict[str, int], days: Sequence[str], expected: bool = True
         if value:
             h = round(max(2.0, value / top * (height - 12)), 1)
             parts.append(f'<rect x="{x}" y="{round(height - 10 - h, 1)}" width="{w}" height="{h}" fill="#3b6ea8">'
-                         f'<title>{day}: {value}</title></rect>')
+                         f'<title>{escape(day)}: {int(value)}</title></rect>')
         else:
             colour = "#c0392b" if expected else "#bbbbbb"
             parts.append(f'<rect x="{x}" y="{height - 13}" width="{w}" height="3" fill="{colour}">'
-                         f'<title>{day}: no events</title></rect>')
-        parts.append(f'<text x="{round(x + w / 2, 1)}" y="{height - 1}" font-size="8" text-anchor="middle">{day[8:]}</text>')
+                         f'<title>{escape(day)}: no events</title></rect>')
+        parts.append(f'<text x="{round(x + w / 2, 1)}" y="{height - 1}" font-size="8" text-anchor="middle">{escape(day[8:])}</text>')
     return (f'<svg class="bars" role="img" aria-label="events per day" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}">{"".join(parts)}</svg>')
 
