@@ -57,7 +57,8 @@ def hostile_warehouse(spark, tmp_path_factory) -> Path:
     from .hostile import write
 
     root = tmp_path_factory.mktemp("hostile")
-    write(root / "events")
-    ingest([root / "events"], root / "warehouse", spark=spark)
+    lines = len(write(root / "events").read_text(encoding="utf-8").splitlines())
+    result = ingest([root / "events"], root / "warehouse", spark=spark)
+    assert (result.total.read, result.total.accepted) == (lines, lines)  # hostile text is data: all of it kept
     build(root / "warehouse", spark=spark)
     return root / "warehouse"

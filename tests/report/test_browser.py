@@ -69,3 +69,24 @@ def test_report_html_in_headless_chromium(demo_warehouse, tmp_path, browser):
     shot.parent.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_hostile_names_run_no_script_and_show_as_text(hostile_warehouse, tmp_path, browser):
+    """Issue 27: a table named ``acme.<img src=x onerror=...>`` and an actor holding a <script>
+    (each setting ``window.__pwned``) are shown as their text; nothing planted runs."""
+    from selenium.webdriver.common.by import By
+
+    from . import hostile
+
+    result = CliRunner().invoke(main, ["report", "--warehouse", str(hostile_warehouse), "--out", str(tmp_path),
+                                       "--week", hostile.WEEK, "--engine", "local", "--top", "30"])
+    assert result.exit_code in (0, 3), result.output
+    browser.get((tmp_path / hostile.WEEK / "report.html").as_uri())
+    assert browser.execute_script("return typeof window.__pwned") == "undefined"
+    assert browser.find_elements(By.CSS_SELECTOR, "#changes img, #changes script, svg[onload]") == []
+    changes = browser.find_element(By.ID, "changes").text
+    assert hostile.TABLE in changes and "<script>window.__pwned=2</script>" in changes
+    # the report's own Content-Security-Policy is in force (a planted script would be refused too)
+    browser.execute_script("var s = document.createElement('script'); s.textContent = 'window.__pwned = 9';"
+                           "document.body.appendChild(s);")
+    assert browser.execute_script("return typeof window.__pwned") == "undefined"
