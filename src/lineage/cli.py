@@ -398,16 +398,20 @@ def export_group() -> None:
 @click.option("--with-impact", is_flag=True,
               help="Also write the window's blast radius as (:Change)-[:AFFECTS]->(x) and per-table summaries "
                    "(replaced on every run; see README).")
+@click.option("--retry-rejected", is_flag=True,
+              help="Send again the records earlier runs rejected (otherwise they are named, not resent, while unchanged).")
 @click.option("--since", metavar="DATE", help="With --with-impact: changes at or after this time.")
 @click.option("--until", metavar="DATE", help="With --with-impact: changes before this time (summaries as of then).")
 @click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True, help="With --with-impact: the engine.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
 def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None, database: str | None, batch_size: int,
                  dialect: str, full: bool, dry_run: bool, retry_seconds: float, bulk: str, redis_url: str | None,
-                 with_impact: bool, since: str | None, until: str | None, engine: str, as_json: bool) -> None:
-    """Export the temporal graph over Bolt: incremental, idempotent, resumable (see README)."""
+                 with_impact: bool, retry_rejected: bool, since: str | None, until: str | None, engine: str,
+                 as_json: bool) -> None:
+    """Export the temporal graph over Bolt: incremental, idempotent, resumable (see README).
+    Exits 3 when records the server could not take were rejected (named on stderr); the rest is written."""
     from lineage.export.impact import export_impact
-    from lineage.export.neo4j import Target, export
+    from lineage.export.neo4j import PARTIAL, Target, export
 
     if (since or until) and not with_impact:
         raise click.UsageError("--since/--until choose the window of --with-impact")
@@ -417,7 +421,8 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
         say(f"no password in ${password_env or 'NEO4J_PASSWORD'}: connecting without authentication")
     with _export_progress(not as_json) as progress:
         result = export(warehouse, target, batch_size=batch_size, dry_run=dry_run, full=full, dialect=dialect,
-                        retry_seconds=retry_seconds, progress=progress, bulk=bulk, redis_url=redis_url)
+                        retry_seconds=retry_seconds, progress=progress, bulk=bulk, redis_url=redis_url,
+                        retry_rejected=retry_rejected)
     impact = None
     if with_impact and not result.dry_run:
         if result.import_command:
@@ -427,6 +432,8 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
                                retry_seconds=retry_seconds, engine=engine)
     if as_json:
         click.echo(json.dumps({**json.loads(result.as_json()), "impact": impact}) if impact else result.as_json())
+        if result.partial:
+            sys.exit(PARTIAL)
         return
     for note in result.notes:
         say(f"export: {note}")
@@ -434,12 +441,13 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
     verb = "would write" if result.dry_run else "wrote"
     table = Table(title=f"export {result.run_id} to {result.target} ({result.dialect}"
                         f"{', ' + result.database if result.database else ''})")
-    for column in ("kind", "in graph", verb, "unchanged", "deleted" if not result.dry_run else "would delete"):
+    for column in ("kind", "in graph", verb, "unchanged", "deleted" if not result.dry_run else "would delete", "rejected"):
         table.add_column(column, justify="left" if column == "kind" else "right")
+    rejected = {kind: sum(r["kind"] == kind for r in result.rejections) for kind in ("node", "rel")}
     table.add_row("nodes", str(result.nodes), str(sum(result.upserted_nodes.values())), str(result.unchanged_nodes),
-                  str(result.deleted_nodes))
+                  str(result.deleted_nodes), str(rejected["node"]))
     table.add_row("relationships", str(result.relationships), str(sum(result.upserted_relationships.values())),
-                  str(result.unchanged_relationships), str(result.deleted_relationships))
+                  str(result.unchanged_relationships), str(result.deleted_relationships), str(rejected["rel"]))
     out.print(table)
     if result.import_command:
         click.echo(result.import_command)
@@ -448,6 +456,27 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
     if impact:
         say(f"export: impact of {impact['changes']} change(s) [{impact['since'] or '-'}, {impact['until'] or '-'}): "
             f"{impact['affects']} AFFECTS, {impact['tables']} table summaries")
+    if result.partial:
+        _say_rejected(result.rejections)
+        sys.exit(PARTIAL)
+
+
+REJECTED_SHOWN = 10
+"""Rejected records named on the terminal; ``--json`` and the run log name them all."""
+
+
+def _say_rejected(rejections: list[dict]) -> None:
+    """Name the rejected records, ids shortened (a rejected id is often the 20,000-character one)."""
+    from lineage.render.escape import terminal
+
+    say(f"export: partial: {len(rejections)} record(s) the server cannot take were not written (exit 3; "
+        "a re-run names them again without resending them; --retry-rejected sends them again):")
+    for r in rejections[:REJECTED_SHOWN]:
+        what = (f"{r['label']} {terminal(r['id'], 120)}" if r["kind"] == "node"
+                else f"{r['type']} {terminal(r['src'], 80)} -> {terminal(r['dst'], 80)}")
+        say(f"export: rejected {what}: {terminal(r['reason'], 300)}")
+    if len(rejections) > REJECTED_SHOWN:
+        say(f"export: ... {len(rejections) - REJECTED_SHOWN} more (all of them in --json and the run's log)")
 
 
 class _export_progress:

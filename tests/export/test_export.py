@@ -220,19 +220,24 @@ def test_hostile_ids_names_and_values_round_trip(bolt, tmp_path):
     assert export(warehouse, Target(bolt.uri)).batches == 0  # and nothing looks changed on the next run
 
 
-def test_an_id_falkordb_cannot_index_is_refused_before_anything_is_sent(bolt, tmp_path):
-    vertices = [{"id": "table:maxcompute:p.ok", "label": "Table"}, {"id": "table:maxcompute:p.trailing ", "label": "Table"}]
+def test_values_falkordb_cannot_index_or_store_are_rejected_and_the_rest_written(bolt, tmp_path):
+    vertices = [{"id": "table:maxcompute:p.ok", "label": "Table"}, {"id": "table:maxcompute:p.trailing ", "label": "Table"},
+                {"id": "table:maxcompute:p.nul", "label": "Table", "name": "a\x00b"}]
     warehouse = write_graph(tmp_path / "warehouse", vertices, [])
-    with pytest.raises(ExportError, match="'table:maxcompute:p.trailing '.*whitespace"):
-        export(warehouse, Target(bolt.uri))
-    assert bolt.query("MATCH (t:Table) RETURN count(t) AS n") == [{"n": 0}]
+    result = export(warehouse, Target(bolt.uri))
+    reasons = {r["id"]: r["reason"] for r in result.rejections}
+    assert result.partial and set(reasons) == {"table:maxcompute:p.trailing ", "table:maxcompute:p.nul"}
+    assert "whitespace" in reasons["table:maxcompute:p.trailing "] and "NUL" in reasons["table:maxcompute:p.nul"]
+    assert bolt.query("MATCH (t:Table) RETURN t.id AS id") == [{"id": "table:maxcompute:p.ok"}]
 
 
-def test_a_row_over_the_falkordb_request_limit_is_named_and_nothing_crashes(bolt, tmp_path):
-    vertices = [{"id": "job:maxcompute:big", "label": "Job", "name": "big", "properties": {"sql": "SELECT 1 " * 600}}]
+def test_a_row_over_the_falkordb_request_limit_is_rejected_by_name_and_nothing_crashes(bolt, tmp_path):
+    vertices = [{"id": "job:maxcompute:big", "label": "Job", "name": "big", "properties": {"sql": "SELECT 1 " * 600}},
+                {"id": "job:maxcompute:small", "label": "Job", "name": "small", "properties": {"sql": "SELECT 1"}}]
     warehouse = write_graph(tmp_path / "warehouse", vertices, [])
-    with pytest.raises(ExportError, match="job:maxcompute:big.*request limit"):
-        export(warehouse, Target(bolt.uri))
+    result = export(warehouse, Target(bolt.uri))
+    assert [(r["id"], "request limit" in r["reason"]) for r in result.rejections] == [("job:maxcompute:big", True)]
+    assert bolt.query("MATCH (j:Job) RETURN j.id AS id") == [{"id": "job:maxcompute:small"}]
     assert bolt.alive()
 
 

@@ -106,3 +106,9 @@ def test_json_lists_and_counts_become_typed_properties_other_shapes_stay_strings
                     "comment": '["not","typed"]', "status": "5"}
     assert records.flat({}, {"via": "ApprovePrivilege", "via_count": "many", "grantees": "[broken"}, ()) == {
         "via": "ApprovePrivilege", "via_count": "many", "grantees": "[broken"}
+
+
+def test_a_count_beyond_64_bits_stays_a_string_instead_of_breaking_the_driver():
+    flat = records.flat({}, {"via_count": "99999999999999999999", "status_code": "-9223372036854775808",
+                             "status_changes": "--5"}, ())
+    assert flat == {"via_count": "99999999999999999999", "status_code": -2**63, "status_changes": "--5"}

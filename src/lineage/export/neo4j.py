@@ -6,6 +6,11 @@ against the warehouse's export state (:mod:`lineage.export.state`). Writes are b
 transient failures with backoff), with labels and relationship types from the fixed vocabulary
 and every value a parameter. Order: relationship deletes, node upserts, relationship upserts,
 node deletes, so a relationship never waits for a node that is not there yet.
+
+A record the server cannot take (over FalkorDB's request limit, a value it cannot store, an
+error from the server on that row: a failed batch is split in halves down to the row) is
+rejected, journaled with its reason and named in the result; the rest is written, and the
+result says the export was partial (``lineage export neo4j`` exits :data:`PARTIAL`).
 """
 
 from __future__ import annotations
@@ -20,14 +25,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from neo4j.exceptions import DriverError, Neo4jError
+from neo4j.exceptions import DriverError, Neo4jError, TransientError
 
 from lineage.errors import LineageError, UsageError
 from lineage.export import bulk as bulk_path
 from lineage.export import records
 from lineage.export.dialect import DIALECTS, Dialect, DialectError, close_without_goodbye, detect, rendered_size
 from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
-from lineage.export.state import NODE, REL, ExportState, target_name
+from lineage.export.state import ENDPOINT, NODE, REFUSED, REL, SERVER, ExportState, target_name
 from lineage.runs import RunReport, new_run_id
 from lineage.warehouse import Warehouse
 
@@ -35,6 +40,9 @@ Progress = Callable[[str, int, int], None]
 """``progress(phase, done, total)``: rows written so far out of the rows this run writes."""
 
 MARKER_ID = "lineage"
+PARTIAL = 3
+"""Exit status of an export that wrote everything but the records it names as rejected
+(DESIGN's 3: written, but incomplete)."""
 
 
 class ExportError(UsageError, RuntimeError):
@@ -97,6 +105,14 @@ class ExportResult(RunReport):
     """How the rows went: bolt, falkordb-bulk-loader, or neo4j-admin-import (files written, nothing sent)."""
     import_command: str | None = None
     """For neo4j-admin-import: the command that imports the files."""
+    rejected: int = 0
+    """Records the target could not take (not written; this run's and earlier unchanged ones)."""
+    rejections: list[dict[str, Any]] = field(default_factory=list)
+    """Each rejected record: kind, label (or type), id (or key, src, dst) and the reason."""
+
+    @property
+    def partial(self) -> bool:
+        return self.rejected > 0
 
 
 @dataclass
@@ -111,6 +127,8 @@ class Plan:
     relationships: int
     labels: list[str]
     rel_types: list[str]
+    skipped: list[dict[str, Any]] = field(default_factory=list)
+    """Earlier rejections of records that have not changed since: not sent again, reported again."""
 
     @property
     def total(self) -> int:
@@ -158,8 +176,10 @@ def rel_state(rel: Rel) -> dict[str, Any]:
             "dst_label": rel.dst_label, "dst": rel.dst, "digest": rel.digest}
 
 
-def plan(warehouse: str | Path, state: ExportState, full: bool = False) -> Plan:
-    """Diff the built graph against what the target holds according to ``state``."""
+def plan(warehouse: str | Path, state: ExportState, full: bool = False, retry_rejected: bool = False) -> Plan:
+    """Diff the built graph against what the target holds according to ``state``. A record
+    rejected before for a reason that does not change (not an endpoint) is skipped while its
+    digest is the same, unless ``retry_rejected``."""
     nodes, rels = records.graph(warehouse)
     node_keys = {(n.label, n.id) for n in nodes}
     for rel in rels:
@@ -171,15 +191,27 @@ def plan(warehouse: str | Path, state: ExportState, full: bool = False) -> Plan:
     current_nodes = {n.id for n in nodes}
     current_rels = {r.key for r in rels}
     changed = (lambda kind, key, d: True) if full else (lambda kind, key, d: known.get((kind, key), {}).get("digest") != d)
+    sticky = {} if retry_rejected else {k: r for k, r in state.rejected.items() if r.get("cause") != ENDPOINT}
+    skipped = [sticky[(NODE, n.id)] for n in nodes if sticky.get((NODE, n.id), {}).get("digest") == n.digest]
+    lost = {r["key"]: r["reason"] for r in skipped if (NODE, r["key"]) not in known}  # rejected, not on the target
+    for r in rels:
+        end = next((e for e in ("src", "dst") if getattr(r, e) in lost), None)
+        if sticky.get((REL, r.key), {}).get("digest") == r.digest:
+            skipped.append(sticky[(REL, r.key)])
+        elif end and changed(REL, r.key, r.digest):
+            skipped.append({**rel_state(r), "reason": f"its {end} node was rejected ({lost[getattr(r, end)]})",
+                            "cause": ENDPOINT})
+    skip = {(r["kind"], r["key"]) for r in skipped}
     return Plan(
-        node_upserts=[n for n in nodes if changed(NODE, n.id, n.digest)],
-        rel_upserts=[r for r in rels if changed(REL, r.key, r.digest)],
+        node_upserts=[n for n in nodes if changed(NODE, n.id, n.digest) and (NODE, n.id) not in skip],
+        rel_upserts=[r for r in rels if changed(REL, r.key, r.digest) and (REL, r.key) not in skip],
         node_deletes=[row for (kind, key), row in known.items() if kind == NODE and key not in current_nodes],
         rel_deletes=[row for (kind, key), row in known.items() if kind == REL and key not in current_rels],
         nodes=len(nodes),
         relationships=len(rels),
         labels=sorted({n.label for n in nodes}),
         rel_types=sorted({r.type for r in rels}),
+        skipped=skipped,
     )
 
 
@@ -290,9 +322,11 @@ def export(
     bulk: str = "auto",
     redis_url: str | None = None,
     bulk_min_rows: int = bulk_path.BULK_MIN_ROWS,
+    retry_rejected: bool = False,
 ) -> ExportResult:
     """Bring the target up to date with the built graph (see the module docstring); ``bulk``
-    (auto, always, never) picks the bulk path for an empty database (:mod:`lineage.export.bulk`)."""
+    (auto, always, never) picks the bulk path for an empty database (:mod:`lineage.export.bulk`);
+    ``retry_rejected`` sends again the records earlier runs rejected."""
     started = time.monotonic()
     wh = Warehouse.at(warehouse)
     state = ExportState.load(wh.exports / target_name(target.uri, target.database))
@@ -303,7 +337,7 @@ def export(
     run_id = new_run_id()
 
     if dry_run:
-        work = plan(wh.root, state, full)
+        work = plan(wh.root, state, full, retry_rejected)
         notes.append("dry run: counts are against this warehouse's export state; nothing was sent")
         return _result(target, dialect, run_id, True, full, work, 0, resumed, started, notes)
     if bulk == "always" and dialect == "neo4j":  # the import files need no server
@@ -325,13 +359,14 @@ def export(
                              f"{state.run_id or 'none'}: exporting everything")
                 state.forget()
                 full = True
-            work = plan(wh.root, state, full)
+            work = plan(wh.root, state, full, retry_rejected)
+            state.keep_rejected(work.skipped)
             send = work
             if bulk_path.wanted(bulk, bulk_min_rows, work.nodes + work.relationships, on_server,
                                 lambda query: read(session, query)):
                 if state.rows:  # an empty target: send everything whatever the state says
                     state.forget()
-                    work = plan(wh.root, state, True)
+                    work = plan(wh.root, state, True, retry_rejected)
                 if chosen is DIALECTS["neo4j"]:
                     return _neo4j_import(wh, target, state, run_id, work, resumed, started, notes)
                 send = _falkordb_bulk(session, target, redis_url, bulk, work, state, wh, notes)
@@ -339,7 +374,7 @@ def export(
                 notes.append("the target is up to date: nothing was sent")
                 return _result(target, chosen.name, state.run_id, False, full, work, 0, resumed, started, notes)
             ensure_schema(session, chosen, [*work.labels, MARKER_LABEL], work.rel_types)
-            written = _apply(session, chosen, send, state, batch_size, progress)
+            written, rejected = _apply(session, chosen, send, state, batch_size, progress)
             write(session, MARKER_WRITE, id=MARKER_ID, props=chosen.encode({
                 "run_id": run_id, "warehouse": str(wh.root), "nodes": work.nodes,
                 "relationships": work.relationships,
@@ -351,7 +386,7 @@ def export(
         raise ExportError(str(exc)) from None
     finally:
         state.close()
-    result = _result(target, chosen.name, run_id, False, full, work, written, resumed, started, notes)
+    result = _result(target, chosen.name, run_id, False, full, work, written, resumed, started, notes, rejected)
     result.method = "falkordb-bulk-loader" if send is not work else "bolt"
     result.log(wh.exports / target_name(target.uri, target.database) / "runs")
     return result
@@ -359,48 +394,44 @@ def export(
 
 @dataclass
 class Step:
-    """One statement and the rows it is sent with, encoded for the server."""
+    """One statement and the plan items it writes (encoded per row when sent)."""
 
     phase: str
     query: str
-    pairs: list[tuple[Any, dict[str, Any], int]]  # (plan item, parameter row, its rendered size)
+    items: list[Any]
+    payload: Callable[[Any], dict[str, Any]]
     journal: Callable[[Any], dict[str, Any]]
     expect_all: bool
 
 
-def steps(dialect: Dialect, work: Plan) -> list[Step]:
-    """The plan as statements in write order, every row checked against the dialect first,
-    so a row the server cannot take stops the export before anything is sent."""
+def steps(work: Plan) -> list[Step]:
+    """The plan as statements in write order."""
     out: list[Step] = []
-
-    def add(phase: str, query: str, items: list[Any], payload: Callable[[Any], dict[str, Any]],
-            journal: Callable[[Any], dict[str, Any]], expect_all: bool) -> None:
-        limit = request_limit(dialect, query)
-        pairs = []
-        for item in items:
-            for value in _ids(item):
-                dialect.check_id(value)
-            row = dialect.encode(payload(item))
-            size = weight(row) if limit else 0
-            if limit and size > limit:
-                name = getattr(item, "id", None) or getattr(item, "key", None) or item.get("key")
-                raise DialectError(f"{phase}: {name!r} needs {size} bytes, over the {dialect.name} "
-                                   f"request limit of {limit}")
-            pairs.append((item, row, size))
-        out.append(Step(phase, query, pairs, journal, expect_all))
-
     deleted = lambda r: {**r, "digest": None}  # noqa: E731
     for (rel, src_label, dst_label), rows in _grouped(work.rel_deletes, lambda r: (r["label"], r["src_label"], r["dst_label"])):
-        add(f"delete {rel}", delete_rels_query(rel, src_label, dst_label), rows,
-            lambda r: {"src": r["src"], "key": r["key"], "dst": r["dst"]}, deleted, False)
+        out.append(Step(f"delete {rel}", delete_rels_query(rel, src_label, dst_label), rows,
+                        lambda r: {"src": r["src"], "key": r["key"], "dst": r["dst"]}, deleted, False))
     for (label,), rows in _grouped(work.node_upserts, lambda n: (n.label,)):
-        add(f"write {label}", upsert_nodes_query(label), rows, lambda n: {"id": n.id, "props": n.props}, node_state, True)
+        out.append(Step(f"write {label}", upsert_nodes_query(label), rows, lambda n: {"id": n.id, "props": n.props},
+                        node_state, True))
     for (rel, src_label, dst_label), rows in _grouped(work.rel_upserts, lambda r: (r.type, r.src_label, r.dst_label)):
-        add(f"write {rel}", upsert_rels_query(rel, src_label, dst_label), rows,
-            lambda r: {"src": r.src, "dst": r.dst, "key": r.key, "props": r.props}, rel_state, True)
+        out.append(Step(f"write {rel}", upsert_rels_query(rel, src_label, dst_label), rows,
+                        lambda r: {"src": r.src, "dst": r.dst, "key": r.key, "props": r.props}, rel_state, True))
     for (label,), rows in _grouped(work.node_deletes, lambda r: (r["label"],)):
-        add(f"delete {label}", delete_nodes_query(label), rows, lambda r: {"id": r["key"]}, deleted, False)
+        out.append(Step(f"delete {label}", delete_nodes_query(label), rows, lambda r: {"id": r["key"]}, deleted, False))
     return out
+
+
+def encoded(dialect: Dialect, step: Step, item: Any, limit: int | None) -> tuple[dict[str, Any], int]:
+    """The parameter row of ``item`` and its rendered size; :class:`DialectError` when the
+    server cannot take it (an id it cannot look up, a value it cannot store, over the request limit)."""
+    for value in _ids(item):
+        dialect.check_id(value)
+    row = dialect.encode(step.payload(item))
+    size = weight(row) if limit else 0
+    if limit and size > limit:
+        raise DialectError(f"needs {size} bytes, over the {dialect.name} request limit of {limit}")
+    return row, size
 
 
 def weight(row: dict[str, Any]) -> int:
@@ -411,23 +442,79 @@ def request_limit(dialect: Dialect, query: str) -> int | None:
     return dialect.request_bytes - len(query.encode()) - 16 if dialect.request_bytes else None
 
 
+def _fatal(exc: Neo4jError) -> bool:
+    """A server error about the session, not the row (transient after the driver's retries,
+    refused credentials or permissions): it stops the export instead of rejecting every row."""
+    return isinstance(exc, TransientError) or str(exc.code or "").startswith("Neo.ClientError.Security")
+
+
 def _apply(session: Any, dialect: Dialect, work: Plan, state: ExportState, batch_size: int,
-           progress: Progress | None) -> int:
-    """Send the plan; every committed batch goes to the journal before the next one is sent."""
+           progress: Progress | None) -> tuple[int, list[dict[str, Any]]]:
+    """Send the plan; every committed batch goes to the journal before the next one is sent.
+    Returns the batches written and the records rejected (each journaled as it is rejected)."""
     done, count, total = 0, 0, work.total
-    for step in steps(dialect, work):
-        limit = request_limit(dialect, step.query)
-        for chunk in batches(step.pairs, batch_size, limit, lambda triple: triple[2]):
+    rejected: list[dict[str, Any]] = []
+    lost: dict[str, str] = {}  # nodes rejected in this run and not on the target: id -> reason
+
+    def reject(step: Step, item: Any, reason: str, cause: str) -> None:
+        nonlocal done
+        row = {**step.journal(item), "reason": reason, "cause": cause}
+        state.reject([row])
+        rejected.append(row)
+        if row["kind"] == NODE and (NODE, row["key"]) not in state.rows:
+            lost[row["key"]] = reason
+        done += 1
+
+    def send(step: Step, chunk: list[tuple[Any, dict[str, Any], int]]) -> None:
+        """Write ``chunk``; when the server fails it, split it in halves down to the row it refuses."""
+        nonlocal done, count
+        try:
             written = _write(session, step.query, [row for _, row, _ in chunk])
-            if step.expect_all and written != len(chunk):
-                raise ExportError(f"{step.phase}: the server wrote {written} of {len(chunk)} rows "
-                                  "(a node it should hold is missing; run again with --full)")
-            state.record([step.journal(item) for item, _, _ in chunk])
-            done += len(chunk)
-            count += 1
+        except Neo4jError as exc:
+            if _fatal(exc):
+                raise
+            if len(chunk) == 1:
+                reject(step, chunk[0][0], f"the server refused it: {exc.code}: {exc.message}", SERVER)
+                return
+            half = len(chunk) // 2
+            send(step, chunk[:half])
+            send(step, chunk[half:])
+            return
+        if step.expect_all and written != len(chunk):
+            raise ExportError(f"{step.phase}: the server wrote {written} of {len(chunk)} rows "
+                              "(a node it should hold is missing; run again with --full)")
+        state.record([step.journal(item) for item, _, _ in chunk])
+        done += len(chunk)
+        count += 1
+
+    for step in steps(work):
+        limit = request_limit(dialect, step.query)
+        pairs = []
+        for item in step.items:
+            end = next((e for e in ("src", "dst") if getattr(item, e) in lost), None) if isinstance(item, Rel) else None
+            if end:  # its MATCH would find no node: the rows would not be written
+                reject(step, item, f"its {end} node was rejected ({lost[getattr(item, end)]})", ENDPOINT)
+                continue
+            try:
+                row, size = encoded(dialect, step, item, limit)
+            except DialectError as exc:
+                reject(step, item, str(exc), REFUSED)
+                continue
+            pairs.append((item, row, size))
+        for chunk in batches(pairs, batch_size, limit, lambda triple: triple[2]):
+            send(step, chunk)
             if progress:
                 progress(step.phase, done, total)
-    return count
+    return count, rejected
+
+
+def named(row: dict[str, Any]) -> dict[str, Any]:
+    """A rejected record as the result names it (``--json``'s ``rejections``)."""
+    if row["kind"] == NODE:
+        return {"kind": NODE, "label": row["label"], "id": row["key"], "reason": row["reason"]}
+    return {"kind": REL, "type": row["label"], "key": row["key"], "src": row["src"], "dst": row["dst"],
+            "reason": row["reason"]}
+
 
 
 def _ids(item: Any) -> tuple[str, ...]:
@@ -508,14 +595,21 @@ def _neo4j_import(wh: Warehouse, target: Target, state: ExportState, run_id: str
 
 
 def _result(target: Target, dialect: str, run_id: str, dry_run: bool, full: bool, work: Plan, batches_written: int,
-            resumed: int, started: float, notes: list[str]) -> ExportResult:
+            resumed: int, started: float, notes: list[str], rejected: list[dict[str, Any]] | None = None) -> ExportResult:
+    """The counts of a run: written excludes what this run rejected; unchanged excludes the
+    earlier rejections it skipped; ``rejected`` counts both."""
+    new = {(r["kind"], r["key"]) for r in rejected or ()}
+    skipped = Counter(r["kind"] for r in work.skipped)
     return ExportResult(
         target=target.uri, database=target.database, dialect=dialect, run_id=run_id, dry_run=dry_run, full=full,
         nodes=work.nodes, relationships=work.relationships,
-        upserted_nodes=dict(sorted(Counter(n.label for n in work.node_upserts).items())),
-        upserted_relationships=dict(sorted(Counter(r.type for r in work.rel_upserts).items())),
-        deleted_nodes=len(work.node_deletes), deleted_relationships=len(work.rel_deletes),
-        unchanged_nodes=work.nodes - len(work.node_upserts), unchanged_relationships=work.relationships - len(work.rel_upserts),
+        upserted_nodes=dict(sorted(Counter(n.label for n in work.node_upserts if (NODE, n.id) not in new).items())),
+        upserted_relationships=dict(sorted(Counter(r.type for r in work.rel_upserts if (REL, r.key) not in new).items())),
+        deleted_nodes=sum((NODE, r["key"]) not in new for r in work.node_deletes),
+        deleted_relationships=sum((REL, r["key"]) not in new for r in work.rel_deletes),
+        unchanged_nodes=work.nodes - len(work.node_upserts) - skipped[NODE],
+        unchanged_relationships=work.relationships - len(work.rel_upserts) - skipped[REL],
         resumed_batches=resumed, batches=batches_written, seconds=round(time.monotonic() - started, 3), notes=notes,
+        rejected=len(work.skipped) + len(new), rejections=[named(r) for r in [*work.skipped, *(rejected or ())]],
     )
 

@@ -87,7 +87,9 @@ def _string_list(value: str) -> Any:
 
 
 def _integer(value: str) -> Any:
-    return int(value) if value.lstrip("-").isdigit() else value
+    """A count as an integer; a number no Bolt server stores (beyond 64 bits) stays a string."""
+    number = int(value) if re.fullmatch(r"-?[0-9]+", value) else None
+    return number if number is not None and -2**63 <= number < 2**63 else value
 
 
 PROPERTY_TYPES: dict[str, Callable[[str], Any]] = {
