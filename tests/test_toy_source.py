@@ -84,7 +84,7 @@ def test_a_toy_fifth_source_flows_through_ingest_facts_and_docs(spark, tmp_path:
         assert result.exit_code == 0, result.stderr
         summary = json.loads(result.stdout)
         assert summary["sources"]["toy"] == {"read": 2, "accepted": 2, "quarantined": 0, "duplicates": 0,
-                                             "foreign": 0, "unknown_kind": 0}
+                                             "foreign": 0, "unknown_kind": 0, "implausible_time": 0}
         assert summary["sources"]["dataphin"]["accepted"] == 1
         assert summary["total"]["read"] == 3 and summary["reconciles"] is True
 

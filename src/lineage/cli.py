@@ -632,11 +632,12 @@ class _progress:
 def _print_ingest(result) -> None:
     out = Console()
     table = Table(title=f"ingest {result.run_id} ({result.parse_in}, {result.files} files)")
-    for column in ("source", "read", "accepted", "quarantined", "duplicates", "foreign", "unknown kind"):
+    for column in ("source", "read", "accepted", "quarantined", "duplicates", "foreign", "unknown kind", "implausible time"):
         table.add_column(column, justify="left" if column == "source" else "right")
     for name, counts in [*result.sources.items(), ("total", result.total)]:
         table.add_row(name, *(str(v) for v in (counts.read, counts.accepted, counts.quarantined,
-                                                 counts.duplicates, counts.foreign, counts.unknown_kind)))
+                                                 counts.duplicates, counts.foreign, counts.unknown_kind,
+                                                 counts.implausible_time)))
     out.print(table)
     if result.unknown_kinds:
         kinds = ", ".join(f"{u['source']}:{u['kind']} ({u['count']}) e.g. {u['example_id']}" for u in result.unknown_kinds)

@@ -24,6 +24,7 @@ from pydantic import BeforeValidator, Field
 from lineage.events.dataphin_catalogue import ALSO_LISTED, CATALOGUE, LISTINGS  # noqa: F401
 from lineage.events.base import (
     Base64Text,
+    Date,
     EventModel,
     Id,
     JsonValue,
@@ -36,6 +37,7 @@ from lineage.events.base import (
     Timestamp,
     require,
 )
+from lineage.io import jsonscan
 
 NAME = "dataphin"
 
@@ -77,7 +79,7 @@ def _lenient_json(value: Any) -> Any:
     """``request_parameter``: JSON text becomes an object; anything else is kept as given."""
     if isinstance(value, str) and value.strip()[:1] in ("{", "["):
         try:
-            return json.loads(value)
+            return jsonscan.decode(value)
         except json.JSONDecodeError:
             return value
     return value
@@ -116,7 +118,7 @@ class DataphinEvent(EventModel):
 
     log_time: Timestamp = Field(None, alias="log_time")
     """When the log was recorded (``2021-09-06 16:23:16``)."""
-    date: dt.date | None = Field(None, alias="date")
+    date: Date = Field(None, alias="date")
     """Date the log was generated (``2021-09-06``)."""
     time: dt.time | None = Field(None, alias="time")
     """Time of day the log was generated (``16:23:16.062``)."""

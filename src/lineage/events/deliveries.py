@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 from lineage.events import registry
 from lineage.events.base import RecordError, Shape, Source, embedded_object
+from lineage.io import jsonscan
 
 MAX_DEPTH = 8
 """Wrappers nest (Log Service export of a Kafka message of an EventBridge event): a bound."""
@@ -74,7 +75,7 @@ def decode_payload(value: Any, field: str) -> tuple[str, Any]:
     text = value.strip()
     if text[:1] in ("{", "["):
         try:
-            return "", json.loads(text)
+            return "", jsonscan.decode(text)
         except json.JSONDecodeError as exc:
             raise RecordError(f"invalid embedded JSON: {exc.msg} at char {exc.pos}", field=field) from None
     try:
@@ -89,7 +90,7 @@ def decode_payload(value: Any, field: str) -> tuple[str, Any]:
             raise RecordError(f"base64 payload is corrupt gzip ({exc})", field=field) from None
         encoding = "base64+gzip"
     try:
-        return encoding, json.loads(raw.decode("utf-8"))
+        return encoding, jsonscan.decode(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError):
         raise RecordError(f"{encoding} payload is not JSON", field=field) from None
 
@@ -112,7 +113,7 @@ def _decoded_field(value: Any) -> Any:
     """A Log Service field: JSON text of an object or array decoded; other text kept as is."""
     if isinstance(value, str) and value.lstrip()[:1] in ("{", "["):
         try:
-            return json.loads(value)
+            return jsonscan.decode(value)
         except json.JSONDecodeError:
             return value
     return value

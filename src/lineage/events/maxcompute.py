@@ -21,7 +21,6 @@ matching event name. Nothing here looks at DataWorks/Dataphin/DataHub keys.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal, cast
 
 from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field
@@ -44,6 +43,7 @@ from lineage.events.base import (
     to_id,
     to_json_value,
 )
+from lineage.io import jsonscan
 
 NAME = "maxcompute"
 
@@ -223,7 +223,7 @@ class RolePolicyData(_Part):
     def policy(self) -> PolicyDocument | None:
         """OperationText parsed as a policy document, None when it is not one."""
         try:
-            loaded = json.loads(self.operation_text or "")
+            loaded = jsonscan.decode(self.operation_text or "")
         except (TypeError, ValueError):
             return None
         return PolicyDocument.model_validate(loaded) if isinstance(loaded, dict) else None

@@ -16,7 +16,7 @@ from typing import Any, Iterator
 from pydantic import ValidationError
 
 from lineage.events import datahub, dataphin, dataworks, maxcompute
-from lineage.events.base import ParsedEvent, RecordError, Source
+from lineage.events.base import EARLIEST, LATEST, ParsedEvent, RecordError, Source
 
 SOURCES: tuple[Source, ...] = (
     dataworks.SOURCE,
@@ -87,11 +87,15 @@ def parse_record(doc: dict[str, Any]) -> ParsedEvent:
 def parse_with(claimed: Source, envelope: str, doc: dict[str, Any]) -> ParsedEvent:
     """Validate ``doc`` with the source that claimed it; errors name the source and the fields."""
     try:
-        return claimed.parse(doc, envelope)
+        event = claimed.parse(doc, envelope)
     except ValidationError as exc:
         raise RecordError(describe_validation(exc, claimed.name)) from None
     except RecordError as exc:
         raise RecordError(f"{claimed.name}: {exc}") from None
+    time = event.event_time
+    if time is not None and not EARLIEST <= time < LATEST:  # sources check their fields; a safety net
+        raise RecordError(f"{claimed.name}: event time: {time.isoformat()} is out of range")
+    return event
 
 
 def describe_validation(exc: ValidationError, source: str) -> str:
@@ -99,7 +103,8 @@ def describe_validation(exc: ValidationError, source: str) -> str:
     problems = []
     for error in exc.errors(include_url=False):
         where = ".".join(str(part) for part in error.get("loc", ())) or "record"
-        problems.append(f"{where}: {error.get('msg', 'invalid')}")
+        cause = error.get("ctx", {}).get("error") if error.get("type") == "value_error" else None
+        problems.append(f"{where}: {cause if cause is not None else error.get('msg', 'invalid')}")
     return f"{source} {exc.title}: " + "; ".join(problems[:5]) + ("; ..." if len(problems) > 5 else "")
 
 

@@ -19,12 +19,13 @@ run had stored counts as duplicates; nothing is lost or stored twice).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from lineage.commit import Transaction
+from lineage.events.base import PLAUSIBLE_AHEAD, PLAUSIBLE_SINCE
 from lineage.ingest import records
 from lineage.io.reader import DEFAULT_INCLUDE, DEFAULT_MAX_RECORD_BYTES, expand_paths
 from lineage.lock import DEFAULT_WAIT, writer
@@ -59,9 +60,13 @@ class Counts:
     duplicates: int = 0
     foreign: int = 0
     unknown_kind: int = 0
+    """Accepted records of a kind the mapping does not know (a part of ``accepted``)."""
+    implausible_time: int = 0
+    """Accepted records whose time is before 2000 or over a day after the ingest (a part of
+    ``accepted``): a wrong unit or a wrong clock, stored as given (``events.base.implausible``)."""
 
     def add(self, other: "Counts") -> None:
-        for name in ("read", "accepted", "quarantined", "duplicates", "foreign", "unknown_kind"):
+        for name in (f.name for f in fields(self)):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     @property
@@ -208,13 +213,18 @@ def _store(spark: "SparkSession", frame: "DataFrame", wh: Warehouse, txn: Transa
         quarantined = quarantined.withColumn("_seen", F.lit(None).cast("boolean"))
     quarantined = quarantined.persist(StorageLevel.MEMORY_AND_DISK)
 
+    # the same rule as events.base.implausible, as a column (null times are not implausible)
+    time = F.col("event_time")
+    implausible = (time < F.lit(PLAUSIBLE_SINCE)) | (time > F.lit(now + PLAUSIBLE_AHEAD))
     sources: dict[str, Counts] = {}
-    for row in accepted.groupBy("source", "outcome", "known").count().collect():
+    grouped = accepted.groupBy("source", "outcome", "known", F.coalesce(implausible, F.lit(False)).alias("implausible"))
+    for row in grouped.count().collect():
         counts = sources.setdefault(row["source"], Counts())
         counts.read += row["count"]
         if row["outcome"] == "new":
             counts.accepted += row["count"]
             counts.unknown_kind += row["count"] if row["known"] is False else 0
+            counts.implausible_time += row["count"] if row["implausible"] else 0
         else:
             counts.duplicates += row["count"]
     for row in quarantined.groupBy("source").count().collect():

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, Iterator
 
 from lineage.events import deliveries, registry
-from lineage.events.base import RecordError
+from lineage.events.base import ParsedEvent, RecordError
 from lineage.io.reader import DEFAULT_MAX_RECORD_BYTES, RawRecord, read_file
 
 ACCEPTED = "accepted"
@@ -110,14 +110,19 @@ def _outcome(record: RawRecord, item: deliveries.Opened) -> tuple[Any, ...]:
                     delivery=delivery, raw_bytes=record.size, repairs=list(record.repairs))
     source, envelope = item.source, item.envelope or ""
     try:
-        event = registry.parse_with(source, envelope, item.doc)
+        return _accepted(record, item, registry.parse_with(source, envelope, item.doc))
     except RecordError as exc:
         return _quarantine(record, deliveries.described_reason(str(exc), item.path), source=source.name,
                            delivery=delivery, inner=item.doc)
-    except Exception as exc:  # a bug must not lose the record: quarantine it and say so
+    except Exception as exc:  # a bug must not lose the record (nor stop the run): quarantine it and say so
         reason = f"internal error while parsing: {type(exc).__name__}: {exc}"
         return _quarantine(record, deliveries.described_reason(reason, item.path), source=source.name,
                            delivery=delivery, inner=item.doc)
+
+
+def _accepted(record: RawRecord, item: deliveries.Opened, event: ParsedEvent) -> tuple[Any, ...]:
+    """The row of an understood record (its id, document and payload serialised here, so any
+    failure doing so is the record's, caught by the caller)."""
     time: datetime | None = event.event_time
     return _row(
         status=ACCEPTED,
@@ -134,7 +139,7 @@ def _outcome(record: RawRecord, item: deliveries.Opened) -> tuple[Any, ...]:
         repairs=list(record.repairs),
         file=record.file,
         line=record.line,
-        delivery=delivery,
+        delivery=item.path or None,
         raw_bytes=record.size,
         raw_truncated=False,
     )

@@ -4,6 +4,11 @@ Exactly two kinds of mess are repaired, because real exports and the vendors' ow
 them: ``//`` and ``/* */`` comments outside strings (blanked, so line numbers stay true), and
 bare masked tokens such as ``70***287`` where a number was masked (quoted into a string).
 Anything else (a placeholder like ``"tenantId": The tenant ID,``) stays invalid JSON.
+
+Text is data, never trusted: :func:`decode` is the one JSON parser of the ingest (records and
+JSON sent inside their fields). It fails only with ``json.JSONDecodeError``, also for text
+nested deeper than :data:`MAX_DEPTH` (which would make Python's recursive parser, and every
+recursive walk after it, raise ``RecursionError``) and for numbers Python refuses to convert.
 """
 
 from __future__ import annotations
@@ -17,6 +22,12 @@ _SPECIAL = re.compile(r'["/*]')
 _STRING_BODY = re.compile(r'(?:[^"\\\n]|\\.)*"')
 _TOKEN_CHAR = re.compile(r"[A-Za-z0-9_.+\-]")
 _MASKED = re.compile(r"[A-Za-z0-9_.+\-]*\*[A-Za-z0-9_.+\-*]*")
+
+
+MAX_DEPTH = 100
+"""How deeply objects and arrays may nest in one record. Real events nest about ten levels;
+deeper text is broken or hostile, and is refused before recursive code meets it."""
+_DIGITS = re.compile(r"\d{4301,}")  # longer integers: Python's int() refuses them (sys.int_info)
 
 
 class JsonError(ValueError):
@@ -67,16 +78,42 @@ def repair(text: str) -> tuple[str, tuple[str, ...]]:
     return "".join(out), tuple(sorted(repairs))
 
 
+def decode(text: str) -> Any:
+    """``json.loads`` that fails only with ``json.JSONDecodeError``, naming the cause: nesting
+    deeper than :data:`MAX_DEPTH`, an integer too long to convert, or invalid JSON."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = _TOO_DEEP
+    except json.JSONDecodeError:
+        raise
+    except ValueError:  # only int() refuses what json accepts: an integer of over 4300 digits
+        match = _DIGITS.search(text)
+        where = match.start() if match else 0
+        digits = len(match.group()) if match else 0
+        raise json.JSONDecodeError(f"a number of {digits} digits is out of range", text, where) from None
+    if value is _TOO_DEEP or text.count("[") + text.count("{") > MAX_DEPTH:
+        where = deeper_than(text, MAX_DEPTH)
+        if where is not None:
+            raise json.JSONDecodeError(f"nested more than {MAX_DEPTH} levels deep", text, where)
+        if value is _TOO_DEEP:  # cannot happen: Python's limit is far above MAX_DEPTH
+            raise json.JSONDecodeError("nested too deeply to parse", text, 0)
+    return value
+
+
+_TOO_DEEP = object()
+
+
 def loads(text: str) -> tuple[Any, tuple[str, ...]]:
     """Parse strictly, else after repair; raise JsonError positioned in the original text."""
     try:
-        return json.loads(text), ()
+        return decode(text), ()
     except json.JSONDecodeError as strict_error:
         fixed, repairs = repair(text)
         if not repairs:
             raise JsonError(strict_error.msg, strict_error.lineno, strict_error.colno) from None
         try:
-            return json.loads(fixed), repairs
+            return decode(fixed), repairs
         except json.JSONDecodeError as exc:
             raise JsonError(exc.msg, exc.lineno, exc.colno) from None
 
@@ -177,8 +214,33 @@ def _match_close(text: str, start: int) -> tuple[int, bool]:
     parse time); invalid JSON (comments, masked values, truncation) by the bracket balance."""
     try:
         return _DECODER.raw_decode(text, start)[1], True
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested too deeply for the C decoder
         return balance(text, start)
+
+
+def deeper_than(text: str, limit: int) -> int | None:
+    """Where the nesting of ``text`` first goes deeper than ``limit`` (string- and
+    comment-aware, iterative: safe on any depth), else None."""
+    depth = 0
+    pos = 0
+    while (match := _BRACKETS.search(text, pos)) is not None:
+        at = match.start()
+        char = text[at]
+        if char == '"':
+            end = _STRING_ANY.match(text, at + 1)
+            if end is None:
+                return None
+            pos = end.end()
+            continue
+        if char == "/":
+            end = _comment_end(text, at)
+            pos = at + 1 if end is None else end
+            continue
+        depth += 1 if char in "{[" else -1
+        if depth > limit:
+            return at
+        pos = at + 1
+    return None
 
 
 def balance(text: str, start: int) -> tuple[int, bool]:

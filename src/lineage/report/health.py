@@ -1,4 +1,5 @@
-"""Input health: accepted events per source per day, unknown kinds (each with an example), quarantine, gaps.
+"""Input health: accepted events per source per day, unknown kinds (each with an example), quarantine,
+implausible times, gaps.
 
 An unattended report must say when its own inputs are incomplete. A source is **expected
 daily** when it delivered events on at least half the days of the window and the window
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from datetime import date
 
+from lineage.events.base import PLAUSIBLE_AHEAD, PLAUSIBLE_SINCE
 from lineage.report.model import InputHealth, SourceHealth, UnknownKind
 from lineage.report.window import Window
 from lineage.warehouse import Warehouse
@@ -63,12 +65,31 @@ def _quarantined(wh: Warehouse) -> Counter:
     return Counter(str(s) for s in table.column("source").to_pylist())
 
 
+def _implausible(wh: Warehouse) -> Counter:
+    """Stored events per source whose time is implausible (``lineage.events.base.implausible``:
+    before 2000, or over a day after their ingest). All time: such a time files the event under
+    a day no report window covers, so a window's count would never show it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    if not Warehouse.has_data(wh.events):
+        return Counter()
+    time = pc.field("event_time")
+    since = pa.scalar(PLAUSIBLE_SINCE, pa.timestamp("us", "UTC"))
+    late = pc.add(pc.field("ingested_at"), pa.scalar(PLAUSIBLE_AHEAD, pa.duration("us")))
+    table = ds.dataset(str(wh.events), format="parquet", partitioning="hive").to_table(
+        columns=["source"], filter=(time < since) | (time > late))
+    return Counter(str(s) for s in table.column("source").to_pylist())
+
+
 def input_health(warehouse, window: Window) -> InputHealth:
     wh = Warehouse.at(warehouse)
     before = window.previous()
     days = window.days
     per_day, unknown = _day_counts(wh, before.days + days)
     quarantined = _quarantined(wh)
+    implausible = _implausible(wh)
     names = [d.isoformat() for d in days]
     both = [d.isoformat() for d in before.days + days]
     sources = []
@@ -79,7 +100,8 @@ def input_health(warehouse, window: Window) -> InputHealth:
         sources.append(SourceHealth(
             source=source, per_day={d: counts.get(d, 0) for d in names}, total=sum(counts.get(d, 0) for d in names),
             unknown_kind=sum(n for (s, d), n in unknown.items() if s == source and d in names),
-            quarantined=quarantined.get(source, 0), expected_daily=expected,
+            quarantined=quarantined.get(source, 0), implausible_time=implausible.get(source, 0), expected_daily=expected,
             gaps=[d for d in names if expected and not counts.get(d)]))
     return InputHealth(days=names, sources=sources, quarantined_unrecognised=quarantined.get(UNRECOGNISED, 0),
-                       gaps=sum(len(s.gaps) for s in sources), unknown_kinds=_unknown_kinds(wh, names))
+                       gaps=sum(len(s.gaps) for s in sources), unknown_kinds=_unknown_kinds(wh, names),
+                       implausible_time=sum(implausible.values()))

@@ -161,6 +161,7 @@ class SourceHealth(_Model):
     total: int
     unknown_kind: int  # accepted as generic activity of unknown kind
     quarantined: int  # quarantined records in the warehouse for this source (all time: they carry no date)
+    implausible_time: int = 0  # stored events with a time before 2000 or over a day after their ingest (all time)
     expected_daily: bool  # active most days: a day without events is a gap
     gaps: list[str]  # days of the window without events, when expected_daily
 
@@ -182,6 +183,7 @@ class InputHealth(_Model):
     quarantined_unrecognised: int  # records no source recognised
     gaps: int  # source-days without events (exit status 3 when > 0)
     unknown_kinds: list[UnknownKind] = []  # most frequent first
+    implausible_time: int = 0  # stored events with an implausible time, all sources (all time)
 
 
 class Report(_Model):

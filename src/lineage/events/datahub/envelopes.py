@@ -17,6 +17,7 @@ from lineage.events.datahub.models import (
     epoch_millis,
 )
 from lineage.events.datahub.urns import URN_PREFIX
+from lineage.io import jsonscan
 
 NAME = "datahub"
 
@@ -104,7 +105,7 @@ def _platform_event_payload(doc: dict) -> dict | None:
         value = value.decode("utf-8")
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            value = jsonscan.decode(value)
         except json.JSONDecodeError as exc:
             reason = f"invalid embedded JSON: {exc.msg} at char {exc.pos}"
             raise RecordError(reason, field="payload.value") from None

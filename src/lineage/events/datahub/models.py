@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, PlainSerializer, field_validator
 
-from lineage.events.base import Bool, EventModel, JsonValue, parse_time, to_json_value
+from lineage.events.base import Bool, EventModel, JsonValue, epoch_number, from_epoch, parse_time, to_json_value
 from lineage.events.datahub.urns import check_urn, strip
 
 # ---------------------------------------------------------------------------------------------
 # lenient field types of this source
 # ---------------------------------------------------------------------------------------------
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
-
 
 def epoch_millis(value: Any) -> datetime | None:
-    """DataHub times are epoch *milliseconds* whatever their size; ISO text is accepted too."""
+    """DataHub times are epoch *milliseconds* whatever their size; ISO text is accepted too.
+    Out of range (``10^20``) is a field error (see ``lineage.events.base.from_epoch``)."""
     if value is None or value == "":
         return None
     if isinstance(value, bool):
         raise ValueError(f"not a time: {value!r}")
-    if isinstance(value, int) or (isinstance(value, str) and value.strip().lstrip("-").isdigit()):
-        return _EPOCH + timedelta(milliseconds=int(value))
-    if isinstance(value, float):
-        return _EPOCH + timedelta(milliseconds=value)
+    number = epoch_number(value.strip(), signed=True) if isinstance(value, str) else value
+    if isinstance(number, (int, float)):
+        return from_epoch(value, number, "milliseconds")
     return parse_time(value)
 
 

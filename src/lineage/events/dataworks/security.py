@@ -12,7 +12,7 @@ from typing import Annotated, Any, Union
 
 from pydantic import Discriminator, Field, Tag, computed_field
 
-from lineage.events.base import Bool, EventModel, Id, LenientTime, StrList, lenient_time
+from lineage.events.base import Bool, EventModel, Id, LenientTime, StrList, epoch_number, lenient_time
 from lineage.events.dataworks.common import DataWorksBody, DataWorksEvent
 
 # ---------------------------------------------------------------------------------------------
@@ -124,7 +124,8 @@ class ApprovalContent(EventModel):
         A value too small to be epoch millis (a duration?) or masked gives None, not a 1970 date.
         """
         text = (self.apply_period or "").strip()
-        if not text.isdigit() or int(text) < 10**11:
+        number = epoch_number(text)
+        if number is None or number < 10**11:
             return None
         return lenient_time(text)
 
