@@ -34,7 +34,7 @@ TYPED = {  # relationship -> (src labels, dst labels)
     "OWNS": ("User", None), "CAN_ACCESS": ("User", "Table"), "HAS_ROLE": ("User", "Role"), "TAGGED": (None, None),
 }
 LABELS = ("Table",) * 4 + ("Job", "Node", "Instance", "Dag", "Baseline", "User", "User", "Role")
-KINDS = (*KIND_FACTOR, "create", "tag_change")
+KINDS = tuple(KIND_FACTOR)  # breaks: the walk the oracle answers (other effects: test_effects.py)
 
 
 def at(rng: random.Random, hours: int = 12) -> datetime:

@@ -7,10 +7,19 @@ on ``local``, ``lineage.analysis.spark_temporal`` on ``spark``): the graph is lo
 each change's walk tests every step's validity interval against its own instant, instead of
 building the graph again per instant.
 
-**Impact score** = ``KIND_FACTOR[kind] * sum(LABEL_WEIGHT[label] / distance)`` over the
-affected vertices (summed exactly: ``lineage.analysis.exact``): nearer impact counts more, baselines (SLA) and downstream tables weigh most,
-people who must be told count once each. The weights are a starting point, kept in these two
-tables so a team can tune them; the report prints the formula.
+Each change reaches people its own way (``lineage.analysis.rules.CHANGE_EFFECTS``, answered by
+``lineage.analysis.effects``): only a *break* walks downstream; an *exposure* reaches the
+principals who gain access (or the tables a sensitive tag spreads to), a *restriction* the
+principals who lose it and the jobs they run that read the data (*may fail*, and downstream of
+them), a *notice* the old and new owners.
+
+**Impact score** = ``factor * sum(LABEL_WEIGHT[label] / distance)`` over the affected vertices
+(summed exactly: ``lineage.analysis.exact``), where ``factor`` is ``KIND_FACTOR[kind]`` for a
+break and ``EFFECT_FACTOR[effect]`` otherwise (an exposure of sensitive data times
+``SENSITIVE_FACTOR``). Every break factor is at least 1 and every other factor below 1, so a
+break outranks an exposure of the same reach. Nearer impact counts more, baselines (SLA) and
+downstream tables weigh most, people count once each. The weights are a starting point, kept in
+these tables so a team can tune them; the report prints the formula.
 """
 
 from __future__ import annotations
@@ -20,8 +29,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
 
+from lineage.analysis import effects as effects_of
 from lineage.analysis.engine import Affected
 from lineage.analysis.exact import exact_sum
+from lineage.analysis.rules import BREAKS, EXPOSES, NOTIFIES, RESTRICTS
 from lineage.analysis.temporal import Impact, Query
 
 LABEL_WEIGHT: dict[str, float] = {
@@ -50,11 +61,17 @@ KIND_FACTOR: dict[str, float] = {
     "node_delete": 1.5,
     "node_undeploy": 1.5,
     "node_freeze": 1.0,
-    "deprecation": 0.5,
-    "permission_change": 0.5,
-    "owner_change": 0.25,
+    "column_type_change": 1.0,
 }
-DEFAULT_KIND_FACTOR = 0.25  # creations, tag/term/domain changes: worth listing, rarely urgent
+"""The score factor of each *break* (``rules.CHANGE_EFFECTS``); every one is at least 1."""
+DEFAULT_KIND_FACTOR = 1.0  # a break of a kind not listed
+EFFECT_FACTOR: dict[str, float] = {
+    EXPOSES: 0.5,  # principals who gain access (x SENSITIVE_FACTOR on sensitive data)
+    RESTRICTS: 0.75,  # principals who lose access, and the jobs that may fail with them
+    NOTIFIES: 0.25,  # people to tell
+}
+SENSITIVE_FACTOR = 1.5  # an exposure of data carrying a sensitive tag (still below any break)
+CHUNK = 512  # changes evaluated at once by blast_stream
 BEFORE = timedelta(microseconds=1)
 
 
@@ -63,9 +80,16 @@ def weight(label: str | None) -> float:
     return LABEL_WEIGHT.get(label or "", 0.5)
 
 
-def score_of(kind: str, weighted: float) -> float:
+def factor_of(kind: str, effect: str = BREAKS, sensitive: bool = False) -> float:
+    """The score factor of a change: its kind's for a break, its effect's otherwise."""
+    if effect == BREAKS:
+        return KIND_FACTOR.get(kind, DEFAULT_KIND_FACTOR)
+    return EFFECT_FACTOR[effect] * (SENSITIVE_FACTOR if sensitive and effect == EXPOSES else 1.0)
+
+
+def score_of(kind: str, weighted: float, effect: str = BREAKS, sensitive: bool = False) -> float:
     """The documented impact score from the exact sum of ``weight / distance`` (:func:`weighted`)."""
-    return round(KIND_FACTOR.get(kind, DEFAULT_KIND_FACTOR) * weighted, 3)
+    return round(factor_of(kind, effect, sensitive) * weighted, 3)
 
 
 def weighted(term_counts: Iterable[tuple[str | None, int, int]]) -> float:
@@ -73,10 +97,11 @@ def weighted(term_counts: Iterable[tuple[str | None, int, int]]) -> float:
     return exact_sum((weight(label) / max(distance, 1), count) for label, distance, count in term_counts)
 
 
-def score(kind: str, affected: Iterable[Affected]) -> float:
+def score(kind: str, affected: Iterable[Affected], effect: str = BREAKS, sensitive: bool = False) -> float:
     """The documented impact score of one change."""
     counts = Counter((a.label, a.distance) for a in affected)
-    return score_of(kind, weighted((label, distance, count) for (label, distance), count in counts.items()))
+    return score_of(kind, weighted((label, distance, count) for (label, distance), count in counts.items()),
+                    effect, sensitive)
 
 
 @dataclass(frozen=True)
@@ -96,14 +121,20 @@ class ChangeImpact:
     summary: dict[str, int]
     count: int = 0
     affected: tuple[Affected, ...] = field(default_factory=tuple)
+    effect: str = BREAKS
+    gained: tuple[str, ...] = ()  # exposes: principals who gain access
+    lost: tuple[str, ...] = ()  # restricts: principals who lose access
+    may_fail: tuple[str, ...] = ()  # restricts: their nodes and jobs that read the data
 
     def to_json(self) -> dict[str, Any]:
         return {
             "change_id": self.change_id, "entity_id": self.entity_id, "entity_label": self.entity_label,
-            "kind": self.kind, "time": self.time.isoformat() if self.time else None, "actor": self.actor,
-            "event_id": self.event_id, "score": self.score, "summary": self.summary,
-            "affected_count": self.count,
-            "affected": [{"id": a.id, "label": a.label, "distance": a.distance, "path": list(a.path)} for a in self.affected],
+            "kind": self.kind, "effect": self.effect, "time": self.time.isoformat() if self.time else None,
+            "actor": self.actor, "event_id": self.event_id, "score": self.score, "summary": self.summary,
+            "affected_count": self.count, "gained": list(self.gained), "lost": list(self.lost),
+            "may_fail": list(self.may_fail),
+            "affected": [{"id": a.id, "label": a.label, "distance": a.distance, "path": list(a.path),
+                          "may_fail": a.may_fail} for a in self.affected],
         }
 
 
@@ -118,6 +149,14 @@ class Traversal(Protocol):
         distance`` over all of them, exactly."""
         ...
 
+    def edge_rows(self, ids: Any, relationships: Any, *, by: str) -> list[Any]:
+        """Edge rows around ids, for the effects (``lineage.analysis.effects.Neighbourhood``)."""
+        ...
+
+    def vertex_labels(self, ids: Any) -> dict[str, str]:
+        """Labels of ids, for the effects (``lineage.analysis.effects.Neighbourhood``)."""
+        ...
+
 
 def query_of(change: Mapping[str, Any]) -> Query:
     """A change is asked on the graph one instant before it (the whole history without a time)."""
@@ -125,6 +164,7 @@ def query_of(change: Mapping[str, Any]) -> Query:
 
 
 def _impact(change: Mapping[str, Any], found: Impact) -> ChangeImpact:
+    """A break: its walk from the entity, as the traversal answered it."""
     return ChangeImpact(
         change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
         kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
@@ -133,9 +173,46 @@ def _impact(change: Mapping[str, Any], found: Impact) -> ChangeImpact:
     )
 
 
+def _reached(change: Mapping[str, Any], plan: "effects_of.Plan", affected: Sequence[Affected],
+             limit: int | None) -> ChangeImpact:
+    """An exposure, restriction or notice: what its plan (and a restriction's walk) reached."""
+    summary = dict(sorted(Counter(a.label for a in affected).items(), key=lambda kv: (kv[0] is None, kv[0] or "")))
+    return ChangeImpact(
+        change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
+        kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
+        score=score(change["kind"], affected, plan.effect, plan.sensitive), summary=summary, count=len(affected),
+        affected=tuple(affected if limit is None else affected[:limit]), effect=plan.effect, gained=plan.gained,
+        lost=plan.lost, may_fail=plan.failing,
+    )
+
+
 def rank_key(impact: ChangeImpact) -> tuple[Any, ...]:
     """Ranked by score (highest first), then time (none first), then change id."""
     return (-impact.score, *_time_key(impact.time), impact.change_id)
+
+
+def evaluate(
+    changes: Sequence[Mapping[str, Any]], traversal: Traversal, *, max_depth: int | None = None,
+    limit: int | None = None,
+) -> list[ChangeImpact]:
+    """Every change's impact, in the order given: its plan (``lineage.analysis.effects``), then one
+    traversal for all break walks (the breaks' first ``limit`` affected kept; a restriction's walk
+    whole, as its score needs it behind its jobs)."""
+    plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
+    out: list[ChangeImpact | None] = [None] * len(changes)
+    breaks = [i for i, p in enumerate(plans) if p.effect == BREAKS]
+    for n, found in traversal.impacts([query_of(changes[i]) for i in breaks], max_depth=max_depth, limit=limit,
+                                      weigh=weight):
+        out[breaks[n]] = _impact(changes[breaks[n]], found)
+    walked = [i for i, p in enumerate(plans) if p.effect == RESTRICTS and p.walk]
+    walks = traversal.impacts([Query(plans[i].walk, query_of(changes[i]).moment) for i in walked],
+                              max_depth=max_depth, limit=None, weigh=weight)
+    reached = {walked[n]: found.affected for n, found in walks}
+    for i, p in enumerate(plans):
+        if p.effect != BREAKS:
+            affected = effects_of.combine(p, reached[i]) if i in reached else list(p.seeds)
+            out[i] = _reached(changes[i], p, affected, limit)
+    return [o for o in out if o is not None]
 
 
 def blast_radius(
@@ -145,26 +222,24 @@ def blast_radius(
     max_depth: int | None = None,
     affected_limit: int | None = None,
 ) -> list[ChangeImpact]:
-    """Score every change on the graph one instant before it, all in one traversal; ranked by
-    score (then time, id). Each keeps its first ``affected_limit`` affected vertices (all: None)."""
-    changes = list(changes)
-    found = traversal.impacts([query_of(c) for c in changes], max_depth=max_depth, limit=affected_limit,
-                              weigh=weight)
-    return sorted((_impact(changes[i], impact) for i, impact in found), key=rank_key)
+    """Score every change on the graph around it (breaks: one instant before it, all in one
+    traversal); ranked by score (then time, id). Each keeps its first ``affected_limit`` affected
+    vertices (all: None)."""
+    return sorted(evaluate(list(changes), traversal, max_depth=max_depth, limit=affected_limit), key=rank_key)
 
 
 def blast_stream(
     changes: Iterable[Mapping[str, Any]], traversal: Traversal, *, max_depth: int | None = None
 ) -> Iterator[ChangeImpact]:
     """Every change with *all* its affected vertices, ranked, one at a time: a first pass ranks
-    (counts only), a second walks the changes again in rank order, so memory holds one chunk of
-    answers, not the whole output."""
+    (counts only), a second evaluates the changes again in rank order, ``CHUNK`` at a time, so
+    memory holds one chunk of answers, not the whole output."""
     changes = list(changes)
     ranked = blast_radius(changes, traversal, max_depth=max_depth, affected_limit=0)
     by_id = {c["change_id"]: c for c in changes}
     ordered = [by_id[r.change_id] for r in ranked]
-    for i, impact in traversal.impacts([query_of(c) for c in ordered], max_depth=max_depth, limit=None, weigh=weight):
-        yield _impact(ordered[i], impact)
+    for first in range(0, len(ordered), CHUNK):
+        yield from evaluate(ordered[first:first + CHUNK], traversal, max_depth=max_depth, limit=None)
 
 
 def _time_key(moment: datetime | None) -> tuple[bool, float]:

@@ -30,12 +30,14 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Affected:
     """A vertex reached from the sources: minimum hop distance and one shortest witness path
-    (``path[0]`` is a source, ``path[-1]`` is ``id``, ``len(path) == distance + 1``)."""
+    (``path[0]`` is a source, ``path[-1]`` is ``id``, ``len(path) == distance + 1``);
+    ``may_fail``: reached through a job that loses its access (a *restricts* change)."""
 
     id: str
     label: str
     distance: int
     path: tuple[str, ...]
+    may_fail: bool = False
 
 
 class Engine(Protocol):

@@ -45,3 +45,66 @@ UPSTREAM_RULES: tuple[ImpactRule, ...] = (
     ImpactRule("READS", FORWARD, "the tables those jobs and nodes read"),
 )
 """Upstream lineage: where a table's data comes from (the reverse of the data flow)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# How each kind of change reaches people (issue 29): one table, read by blast radius on both engines.
+
+BREAKS = "breaks"  # downstream along the data flow (IMPACT_RULES), as a broken table or node would
+EXPOSES = "exposes"  # principals gain a path to the data; a sensitive tag spreads to derived tables
+RESTRICTS = "restricts"  # principals lose access; the jobs they run that read the data may fail
+NOTIFIES = "notifies"  # people to tell (old and new owners), nothing further
+EFFECTS = (BREAKS, EXPOSES, RESTRICTS, NOTIFIES)
+ACCESS = "access"  # exposes or restricts: decided per change by what it did (opened or closed access)
+TAGGING = "tagging"  # exposes when a sensitive tag is added, otherwise notifies
+
+
+@dataclass(frozen=True)
+class ChangeEffect:
+    kind: str
+    effect: str  # one of EFFECTS, or ACCESS / TAGGING (decided per change)
+    why: str
+
+
+CHANGE_EFFECTS: tuple[ChangeEffect, ...] = (
+    ChangeEffect("drop", BREAKS, "readers of a dropped table fail"),
+    ChangeEffect("schema_change", BREAKS, "readers may not parse the new schema"),
+    ChangeEffect("field_removal", BREAKS, "readers of the removed field fail"),
+    ChangeEffect("column_type_change", BREAKS, "readers may not cast the new type"),
+    ChangeEffect("node_update", BREAKS, "the node's outputs change"),
+    ChangeEffect("node_deploy", BREAKS, "new logic runs in production"),
+    ChangeEffect("node_undeploy", BREAKS, "the node's outputs stop"),
+    ChangeEffect("node_delete", BREAKS, "the node's outputs stop"),
+    ChangeEffect("node_freeze", BREAKS, "the node's outputs stop until unfrozen"),
+    ChangeEffect("project_deletion", BREAKS, "everything in the project goes"),
+    ChangeEffect("permission_change", ACCESS, "a grant exposes the data to its grantees; a revoke or expiry "
+                 "restricts them, and the jobs they run that read it fail"),
+    ChangeEffect("tag_change", TAGGING, "a sensitive tag added makes the derived tables sensitive"),
+    ChangeEffect("owner_change", NOTIFIES, "the old and the new owner must know"),
+    ChangeEffect("deprecation", NOTIFIES, "owners must know; nothing breaks yet"),
+    ChangeEffect("undeprecation", NOTIFIES, "owners must know"),
+    ChangeEffect("term_change", NOTIFIES, "a catalogue fact: owners must know"),
+    ChangeEffect("domain_change", NOTIFIES, "a catalogue fact: owners must know"),
+    ChangeEffect("create", NOTIFIES, "nothing reads a new asset yet"),
+    ChangeEffect("node_create", NOTIFIES, "a new node is not deployed yet"),
+    ChangeEffect("node_unfreeze", NOTIFIES, "the node resumes as it was"),
+)
+EFFECT_BY_KIND: dict[str, ChangeEffect] = {e.kind: e for e in CHANGE_EFFECTS}
+DEFAULT_EFFECT = NOTIFIES  # a kind not listed: tell the owners, walk nothing
+
+ACCESS_RULES: tuple[ImpactRule, ...] = (
+    ImpactRule("CAN_ACCESS", BACKWARD, "principals (users, roles) granted the data"),
+    ImpactRule("HAS_ROLE", BACKWARD, "members of a role granted the data"),
+    ImpactRule("MEMBER_OF", BACKWARD, "members of a project granted as a whole"),
+)
+"""Who has a path to the data (exposes, restricts): walked backward from the changed entity."""
+ACCESS_DEPTH = 2  # the data <- role <- user
+OWNER_RULES: tuple[ImpactRule, ...] = (ImpactRule("OWNS", BACKWARD, "the owners of the changed entity"),)
+RUNS = ("OWNS",)
+"""``(User)-[:OWNS]->(Node|Job)``: a scheduled node runs as its owner, so a principal who loses
+access runs, and fails, the nodes and jobs it owns."""
+RUNNABLE_LABELS = frozenset({"Node", "Job"})
+SENSITIVE_SPREAD: tuple[ImpactRule, ...] = (ImpactRule("FEEDS", FORWARD, "tables derived from a sensitive table"),)
+RESTRICT_WORDS = ("revoke", "return", "expire", "remove", "deny", "delete", "cancel", "reject", "drop")
+"""Words in a permission change's ``statement``/``action``/``operation`` that mean access was
+taken away, used when the graph shows neither an opened nor a closed grant at the change."""

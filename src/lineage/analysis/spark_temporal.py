@@ -29,6 +29,11 @@ from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, spark_mi
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
+    from lineage.analysis.effects import Step
+
+EFFECT_RELATIONSHIPS = ("CAN_ACCESS", "HAS_ROLE", "MEMBER_OF", "OWNS", "READS", "FEEDS", "TAGGED")
+"""The relationships the effects of a change read (``lineage.analysis.effects``), kept apart."""
+
 
 def _bound(frame: "DataFrame", name: str, *, start: bool) -> "Column":
     from pyspark.sql import functions as F
@@ -63,6 +68,14 @@ class SparkTraversal:
         ).select("src", "dst", "relationship", _bound(edges, EDGE_INTERVAL[0], start=True).alias("start"),
                  _bound(edges, EDGE_INTERVAL[1], start=False).alias("end"))
         self._steps: dict[tuple[frozenset[str], frozenset[str]], DataFrame] = {}
+        ids = self.vertex_rows.select("id").distinct()
+        self._rows = edges.where(F.col("relationship").isin(*EFFECT_RELATIONSHIPS)).select(
+            "src", "dst", "relationship", _bound(edges, EDGE_INTERVAL[0], start=True).alias("start"),
+            _bound(edges, EDGE_INTERVAL[1], start=False).alias("end"),
+            _bound(edges, "last_seen", start=False).alias("last"),
+        ).join(ids.withColumnRenamed("id", "src"), "src", "left_semi").join(
+            ids.withColumnRenamed("id", "dst"), "dst", "left_semi")
+        self._effect_rows: DataFrame | None = None
 
     @classmethod
     def from_warehouse(cls, warehouse: str | Path, spark: "SparkSession | None" = None) -> "SparkTraversal":
@@ -95,6 +108,30 @@ class SparkTraversal:
         )
         self._steps[key] = steps.repartition("a").localCheckpoint()
         return self._steps[key]
+
+    def vertex_labels(self, ids: Collection[str]) -> dict[str, str]:
+        """Labels over the whole history (``lineage.analysis.effects.Neighbourhood``)."""
+        from pyspark.sql import functions as F
+
+        if not ids:
+            return {}
+        wanted = self.spark.createDataFrame([(i,) for i in sorted(set(ids))], "id string")
+        rows = self.vertex_rows.join(F.broadcast(wanted), "id").groupBy("id").agg(F.min("label").alias("label"))
+        return {r["id"]: r["label"] for r in rows.collect()}
+
+    def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list["Step"]:
+        """Edge rows of ``relationships`` whose ``by`` end is one of ``ids`` (``effects.Neighbourhood``)."""
+        from pyspark.sql import functions as F
+
+        from lineage.analysis.effects import Step
+
+        if not ids or not relationships:
+            return []
+        if self._effect_rows is None:
+            self._effect_rows = self._rows.localCheckpoint()
+        wanted = self.spark.createDataFrame([(i,) for i in sorted(set(ids))], f"{by} string")
+        rows = self._effect_rows.where(F.col("relationship").isin(*sorted(relationships))).join(F.broadcast(wanted), by)
+        return [Step(r["src"], r["dst"], r["relationship"], r["start"], r["end"], r["last"]) for r in rows.collect()]
 
     def _queries(self, queries: Sequence[Query]) -> "DataFrame":
         rows = [

@@ -32,8 +32,10 @@ from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, micros
 if TYPE_CHECKING:
     import pyarrow as pa
 
+    from lineage.analysis.effects import Step
+
 VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
-EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL)
+EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL, "last_seen")
 VISITED_BUDGET = 1 << 26
 """Entries of the visited bitmap of one chunk (``chunk size x vertices``): 64 MiB of bool."""
 MAX_CHUNK = 4096
@@ -78,7 +80,7 @@ def _table(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> "pa.Tabl
     columns: dict[str, Any] = {}
     for name in fields:
         values = [row.get(name) for row in rows]
-        if name in (*VERTEX_INTERVAL, *EDGE_INTERVAL):
+        if name in (*VERTEX_INTERVAL, *EDGE_INTERVAL, "last_seen"):
             columns[name] = pa.array([parse_time(v) if v not in (None, "") else None for v in values],
                                      pa.timestamp("us", tz="UTC"))
         else:
@@ -135,6 +137,7 @@ class TemporalGraph:
                                    .to_numpy(zero_copy_only=False), np.int64)
         self.edge_start = micros(_column(edges, EDGE_INTERVAL[0]), edges.num_rows, start=True)
         self.edge_end = micros(_column(edges, EDGE_INTERVAL[1]), edges.num_rows, start=False)
+        self.edge_last = micros(_column(edges, "last_seen"), edges.num_rows, start=False)
         self._edges = edges
         self._steps: dict[tuple[frozenset[str], frozenset[str]], Steps] = {}
 
@@ -176,6 +179,24 @@ class TemporalGraph:
             if v is not None and self.exists(v, t):
                 found[vid] = self.label_of(int(self.label_codes(np.array([v]), t)[0]))
         return found
+
+    def vertex_labels(self, ids: Collection[str]) -> dict[str, str]:
+        """Labels over the whole history (``lineage.analysis.effects.Neighbourhood``)."""
+        return self.labels_at(ids, None)
+
+    def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list["Step"]:
+        """Edge rows of ``relationships`` whose ``by`` end is one of ``ids`` (``effects.Neighbourhood``)."""
+        from lineage.analysis.effects import Step
+
+        codes = [i for i, rel in enumerate(self.relationships) if rel in set(relationships)]
+        wanted = np.array(sorted(self.index[i] for i in ids if i in self.index), dtype=np.int64)
+        if not codes or not len(wanted):
+            return []
+        ends = self.edge_src if by == "src" else self.edge_dst
+        rows = np.flatnonzero(np.isin(self.edge_rel, codes) & np.isin(ends, wanted))
+        return [Step(self.ids[s], self.ids[d], self.relationships[r], a, b, last) for s, d, r, a, b, last in zip(
+            self.edge_src[rows].tolist(), self.edge_dst[rows].tolist(), self.edge_rel[rows].tolist(),
+            self.edge_start[rows].tolist(), self.edge_end[rows].tolist(), self.edge_last[rows].tolist())]
 
     # ----------------------------------------------------------------------------------------
     # steps
