@@ -543,15 +543,30 @@ def test_every_grantee_gets_every_object() -> None:
 @pytest.mark.parametrize("status", ["Rejected", "Canceled", "REFUSE"])
 def test_rejected_or_cancelled_approval_grants_nothing(status: str) -> None:
     rows = facts(finished_with(status=status))
-    assert tuples(rows) == {("observe", "approval:dataworks:528539182432192", None, None, "")}
+    assert {t for t in tuples(rows) if not t[1].startswith("user:")} == {
+        ("observe", "approval:dataworks:528539182432192", None, None, "")}
+    assert all(t[0] == "observe" and t[2] is None for t in tuples(rows))  # people named, nothing granted
     assert rows[0]["properties"]["granted"] == "false"
 
 
 def test_created_approval_is_only_observed() -> None:
     rows = facts(fixture("approval-change/created_then_truncated_en.json"))  # 000:2118
-    assert tuples(rows) == {("observe", "approval:dataworks:528535869984706", None, None, "")}
+    assert {t for t in tuples(rows) if not t[1].startswith("user:")} == {
+        ("observe", "approval:dataworks:528535869984706", None, None, "")}
+    assert all(t[0] == "observe" and t[2] is None for t in tuples(rows))
     assert rows[0]["properties"]["status"] == "Submit"
     assert {r["actor"] for r in rows} == {YUPENG}  # the applicant
+
+
+def test_an_approval_names_its_people_and_skips_masked_names() -> None:
+    """Issue 28: granteeName is often the only name a grantee's UID ever gets."""
+    rows = facts(fixture("approval-change/created_then_truncated_en.json"))  # 000:2118
+    named = {(r["src_id"], r["properties"]["name"]) for r in rows if r["src_label"] == "User"}
+    assert named == {
+        (YUPENG, "yupeng.sunyp"),  # applicant and approver (assignee)
+        ("user:aliyun:2860985***99", "RAM$dataworks_3h1_1:yupeng.sunyp"),  # grantees
+        ("user:aliyun:237857631119109360", "RAM$dataworks_3h1_1:dev"),
+    }  # the object's ownerAccountName ALIYUN$******(******) is masked: no one
 
 
 def test_dataservice_content_grants_nothing() -> None:

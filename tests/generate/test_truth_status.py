@@ -115,7 +115,9 @@ def _people(generated) -> dict[str, dict[str, str]]:
     return people
 
 
-def test_merged_people_are_named_by_their_login_and_keep_every_name(generated, graph):
+def test_merged_people_are_named_by_a_login_and_keep_every_name(generated, graph):
+    """A merged person's name is the first of their names (issue 28: an account or login over a
+    uid, the most recently given): their DataHub login or their MaxCompute account, never the uid."""
     vertices, _ = graph
     people = _people(generated)
     named = 0
@@ -123,7 +125,8 @@ def test_merged_people_are_named_by_their_login_and_keep_every_name(generated, g
         if person not in vertices:
             continue
         vertex = vertices[person]
-        assert vertex["name"] == keys["datahub"], (person, vertex["name"])  # the login, not the uid
+        assert vertex["name"] == json.loads(_props(vertex)["names"])[0], person
+        assert vertex["name"].lower() in {keys["datahub"], keys["maxcompute"]}, (person, vertex["name"])
         assert not vertex["name"].isdigit()
         assert json.loads(_props(vertex)["aliases"]) == sorted({*keys.values(), ids.key_of(person)}), person
         named += 1
@@ -142,38 +145,38 @@ def _granted_tables(generated) -> list[str]:
 
 
 def test_access_names_merged_people(generated, graph):
-    """`access --json` keeps the contract (id, label, privileges, path: a test of
-    tests/test_cli_analysis.py compares whole documents), so a principal's name is what the
-    graph's vertex of that id says; the human output prints it next to the id."""
+    """`access --json` keeps the contract's keys (id, label, name, privileges, path) and names each
+    principal as the graph's vertex of that id does; the human output prints it next to the id."""
     vertices, edges = graph
     people = _people(generated)
     table = _granted_tables(generated)[0]
     ran = CliRunner().invoke(main, ["access", table, "--warehouse", str(generated.warehouse), "--json"])
     assert ran.exit_code == 0, ran.output
     principals = [p for p in json.loads(ran.stdout)["principals"] if p["label"] == "User"]
-    assert principals and all(set(p) == {"id", "label", "privileges", "path"} for p in principals)
+    assert principals and all(set(p) >= {"id", "label", "name", "privileges", "path"} for p in principals)
     merged = [p for p in principals if p["id"] in people]
     assert merged, "a merged person reads the table"
     for p in merged:
-        assert vertices[p["id"]]["name"] == people[p["id"]]["datahub"]
+        assert p["name"] == vertices[p["id"]]["name"] and p["name"].lower() in people[p["id"]].values()
     named = {p.id: p.name for p in access_analysis.who_can_access(list(vertices.values()), edges, table)}
-    assert {p["id"]: named[p["id"]] for p in merged} == {p["id"]: people[p["id"]]["datahub"] for p in merged}
+    assert {p["id"]: named[p["id"]] for p in merged} == {p["id"]: p["name"] for p in merged}
     wide = {"COLUMNS": "400"}  # rich folds long cells at 80 columns
     human = CliRunner().invoke(main, ["access", table, "--warehouse", str(generated.warehouse)], env=wide)
     assert human.exit_code == 0, human.output
     for p in merged:
         line = next(line for line in human.stdout.splitlines() if p["id"] in line)
-        assert people[p["id"]]["datahub"] in line, line
+        assert p["name"] in line, line
 
 
-def test_the_export_names_merged_people_by_their_login(generated):
+def test_the_export_names_merged_people_by_their_display_name(generated, graph):
     """The export's records layer: the node a Neo4j/FalkorDB export writes for each merged person."""
     nodes, _ = records.graph(generated.warehouse)
     people = _people(generated)
     exported = {n.id: n for n in nodes if n.id in people}
     assert len(exported) >= len(people) // 2
     for person, node in exported.items():
-        assert node.props["name"] == people[person]["datahub"], person
+        assert node.props["name"] == graph[0][person]["name"], person
+        assert node.props["name"].lower() in people[person].values(), person
         assert node.props["aliases"] == sorted({*people[person].values(), ids.key_of(person)})
 
 

@@ -101,6 +101,18 @@ def _reach(kind: type[ImpactResult], warehouse: str | Path, ids: Sequence[str], 
     return kind(tuple(dict.fromkeys(ids)), tuple(affected), moment, runner.name)
 
 
+def _principal_json(p: Any) -> dict[str, Any]:
+    """One principal of ``access --json``: DESIGN.md's keys (id, label, name, privileges, path)
+    and more (kinds, since, until): ``name`` is the person's display name (``lineage.graph.fold.
+    person_names``), a role's or a group's name."""
+    return {"id": p.id, "label": p.label, "name": p.name, "privileges": list(p.privileges),
+            "path": list(p.paths[0]), "kinds": list(p.kinds), "since": _iso(p.since), "until": _iso(p.expires_at)}
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
+
+
 @dataclass(frozen=True)
 class AccessResult:
     target: str
@@ -108,15 +120,20 @@ class AccessResult:
     as_of: datetime
     owners: tuple[Any, ...] = ()  # MaxCompute owners and project admins (lineage.analysis.ownership)
     metadata_owners: tuple[tuple[str, Any], ...] = ()  # (id, since): OWNS edges, which grant nothing
+    named: tuple[tuple[str, str, str], ...] = ()  # (id, label, name) of the metadata owners
 
     def to_json(self) -> dict[str, Any]:
-        """Exactly the contract: target, principals (id, label, privileges, path) -- the grants."""
+        """The contract's keys (target; principals with id, label, name, privileges, path -- the
+        grants) and what the human table also shows: ``as_of``, ``owners`` (MaxCompute owner and
+        admins, every privilege) and ``metadata_owners`` (OWNS edges, no access by themselves)."""
+        who = {i: (label, name) for i, label, name in self.named}
         return {
             "target": self.target,
-            "principals": [
-                {"id": p.id, "label": p.label, "privileges": list(p.privileges), "path": list(p.paths[0])}
-                for p in self.principals
-            ],
+            "as_of": _iso(self.as_of),
+            "principals": [_principal_json(p) for p in self.principals],
+            "owners": [_principal_json(p) for p in self.owners],
+            "metadata_owners": [{"id": i, "label": who.get(i, ("", ""))[0], "name": who.get(i, ("", i))[1],
+                                 "since": _iso(since)} for i, since in self.metadata_owners],
         }
 
 
@@ -132,9 +149,10 @@ def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessRe
     snap = access_analysis.snapshot(vertices, edges, moment)
     principals = access_analysis.principals_at(snap, target).values()
     owners = ownership.owners_and_admins(snap, target, ownership.creators(change_rows(warehouse)))
+    catalogue = tuple(ownership.metadata_owners(snap, target))
     # a label grant alone is a clearance, not a way to read: not listed as access
-    return AccessResult(target, tuple(p for p in principals if p.reads), moment, tuple(owners.values()),
-                        tuple(ownership.metadata_owners(snap, target)))
+    return AccessResult(target, tuple(p for p in principals if p.reads), moment, tuple(owners.values()), catalogue,
+                        tuple((i, snap.label(i), snap.name(i)) for i, _since in catalogue))
 
 
 def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | None = None) -> list[Any]:

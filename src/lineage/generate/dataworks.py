@@ -121,14 +121,20 @@ def _alert(platform: Platform, ids: Ids, intent: Intent) -> dict[str, Any]:
 
 def _approval(platform: Platform, ids: Ids, intent: Intent) -> dict[str, Any]:
     table = platform.table(intent.args["table"])
-    person, approver = platform.people[intent.args["person"]], platform.people[intent.args["approver"]]
+    approver = platform.people[intent.args["approver"]]
+    if "guest" in intent.args:  # a partner account: the owner applies for it, granteeName its only name
+        guest = platform.guests[intent.args["guest"]]
+        applicant, grantee = approver, (guest.uid, guest.grantee_name)
+    else:
+        applicant = platform.people[intent.args["person"]]
+        grantee = (applicant.uid, applicant.account)
     until = intent.time + timedelta(days=intent.args["days"])
     workspace = WORKSPACES[table.project]
     return cloudevent(ids, intent.kind, intent.time, {
         "appId": workspace, "assignee": approver.uid, "assigneeName": approver.login, "comments": "ok",
         "createTime": _ms(intent.time - timedelta(hours=2)), "eventType": "approval",
         "process": {
-            "applicant": person.uid, "applicantName": person.login,
+            "applicant": applicant.uid, "applicantName": applicant.login,
             "approvalContent": {
                 "applyPeriod": str(_ms(until)), "applyReason": "analysis",
                 "arrayData": [{"objectType": "TABLE", "odpsTable": table.name, "envType": 1,
@@ -136,8 +142,8 @@ def _approval(platform: Platform, ids: Ids, intent: Intent) -> dict[str, Any]:
                                "objectName": table.name, "odpsProject": table.project, "projectName": table.project,
                                "actions": ["Select", "Describe"], "projectId": workspace, "workspaceId": str(workspace)}],
                 "contentType": "application/json",
-                "granteeAccounts": [{"granteeId": person.uid, "granteeTypeSub": 103, "granteeType": 1,
-                                     "granteeName": person.account}],
+                "granteeAccounts": [{"granteeId": grantee[0], "granteeTypeSub": 103, "granteeType": 1,
+                                     "granteeName": grantee[1]}],
                 "odpsProjectName": table.project, "projectEnv": "1", "resourceSummary": table.name,
                 "tenantId": TENANT_ID, "workspaceId": workspace},
             "assignmentCategory": "MaxCompute", "createTime": _ms(intent.time - timedelta(hours=2)),

@@ -82,6 +82,29 @@ class Person:
         return ids.aliyun_user(self.uid)
 
 
+GUESTS = 2
+"""Partner accounts outside the company: no login of theirs is in any event or in the alias
+file; a DataWorks approval's ``granteeName`` is the only name their Aliyun UID ever gets."""
+
+
+@dataclass(frozen=True)
+class Guest:
+    index: int
+    uid: str  # Aliyun UID (the approval's granteeId)
+    grantee_name: str  # the approval's granteeName, the only name of the UID
+
+    @property
+    def user_id(self) -> str:
+        return ids.aliyun_user(self.uid)
+
+
+def guests() -> list[Guest]:
+    """The partner accounts: fixed (no draw from the model's random generator, so adding them
+    changes nothing else of the platform)."""
+    return [Guest(g, str(286_098_539_641_742_801 + g), f"RAM$partner_{COMPANY}:{FIRST_NAMES[-1 - g]}.guest{g}")
+            for g in range(GUESTS)]
+
+
 @dataclass
 class TableSpec:
     index: int
@@ -137,6 +160,7 @@ class Platform:
     flows: dict[int, str]
     baselines: dict[int, str]
     by_name: dict[str, TableSpec] = field(default_factory=dict)
+    guests: list[Guest] = field(default_factory=guests)
 
     def day(self, index: int) -> datetime:
         return self.start + timedelta(days=index)

@@ -185,9 +185,32 @@ def plan_day(platform: Platform, state: State, index: int) -> Day:
             intents.append(Intent(end + timedelta(minutes=2), "workbench-monitor-alert",
                                   {"baseline": node.baseline, "node": n, "task_id": node_day.task_id}))
     intents += _access(platform, state, rng, day)
+    intents += _guest_approvals(platform, state, index)
     if day.weekday() == CHANGE_WEEKDAY and index > 0:
         intents += _changes(platform, state, rng, day)
     return Day(index, day, runs, intents)
+
+
+GUEST_APPROVAL = 529_000_000
+"""Approval order ids of the partner accounts (apart from the others: the daily plan is unchanged)."""
+
+
+def _guest_approvals(platform: Platform, state: State, index: int) -> list[Intent]:
+    """Approvals granting a partner account (``model.Guest``) a table: each guest on day
+    ``index == guest`` (so even a short platform has them), then now and then. Their own random
+    generator: the rest of the day's plan is what it was without them."""
+    rng = random.Random(f"{platform.seed}:guests:{index}")
+    day = platform.day(index)
+    live = _live_tables(platform, state)
+    consumers = [t for t in live if platform.table(t).layer in ("dws", "ads", "rpt")] or live
+    out = []
+    for guest in platform.guests:
+        if guest.index == index or rng.random() < 0.15:
+            table = rng.choice(consumers)
+            out.append(Intent(_at(day, 9 * 60 + rng.random() * 8 * 60), "approval-change-finished", {
+                "guest": guest.index, "table": table, "approver": _owner_of(platform, table),
+                "id": GUEST_APPROVAL + index * 10 + guest.index, "days": rng.choice((14, 30))}))
+    return out
 
 
 def _live_tables(platform: Platform, state: State) -> list[int]:

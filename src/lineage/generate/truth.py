@@ -9,6 +9,7 @@
 | ``access.csv`` | grant-churn event: time, kind, source, principal, table, ok, expires |
 | ``changes.csv`` | change event: time, kind, entity |
 | ``feeds.csv`` | expected FEEDS edge: src, dst (from every finished job whose lineage is sql or audit) |
+| ``people.csv`` | person: id (canonical), kind (``person``: merged over the alias file; ``guest``: a partner UID that only approvals name), names (the names their events may give them, ``;``-separated: a person's login, then their MaxCompute account, which AddUser gives everyone; a guest's granteeName) |
 | ``summary.json`` | parameters, counts per source (records, duplicates, malformed) and kind, ids worth looking at |
 
 ``ended`` is the time of the last status report (UTC, whole seconds, as the events carry it);
@@ -107,7 +108,7 @@ class Truth:
     def intent(self, intent: Intent) -> None:
         platform, args, when = self.platform, intent.args, _iso(intent.time)
         if intent.kind in ACCESS_KINDS:
-            person = platform.people[args["person"]]
+            person = platform.guests[args["guest"]] if "guest" in args else platform.people[args["person"]]
             table = platform.table(args["table"]).id if "table" in args else ids.role(*platform.roles[args["role"]][:2])
             expires = ""
             if args.get("days"):
@@ -157,6 +158,13 @@ class Truth:
             writer = csv.writer(handle)
             writer.writerow(("src", "dst"))
             writer.writerows(sorted(self.feeds))
+        with open(self.dir / "people.csv", "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(("user_id", "kind", "names"))
+            for person in platform.people:  # DataHub corpuser, Dataphin userName, approvals: the login
+                writer.writerow((person.user_id, "person", _join((person.login, person.account))))
+            for guest in platform.guests:
+                writer.writerow((guest.user_id, "guest", guest.grantee_name))
         summary = {**summary, "stats": self.stats}
         (self.dir / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
         return summary

@@ -16,9 +16,14 @@
   same instant are ordered by ``STATUS_RANK`` (later lifecycle stage wins), then event id.
 * **Single-valued relationships** (``SINGLE_VALUED``: a node's owner, its baseline): a new far
   end closes the previous one's interval when it is asserted.
-* **Merged people** (``aliases``): a canonical vertex is named by the most readable of its
-  names (``readable_name``: a non-numeric name over a numeric uid, then the shorter, then the
-  alphabetically first) and keeps them all in ``properties.aliases`` (a sorted JSON list).
+* **People** (:func:`person_names`, the one rule for a person's display name): every name an
+  event gives a person (a ``name`` on a User vertex fact: DataWorks ``granteeName``,
+  ``applicantName``, ``assigneeName``, owner names; MaxCompute ``UserName``; Dataphin
+  ``userName``) and the key of every id that is itself a login (``KEY_IS_NAME``: MaxCompute
+  accounts, DataHub corpusers), over the person's merged ids (``aliases``), is kept in
+  ``properties.names`` (a JSON list, best first); ``name`` is the first: an account or login
+  over a numeric uid, then the most recently given. A merged vertex also keeps every id key and
+  name in ``properties.aliases`` (a sorted JSON list) for the name resolver.
 * **FEEDS** is derived: a Job or Node that READS ``a`` and WRITES ``b`` while both edges are
   valid makes ``(a)-[:FEEDS]->(b)``; overlapping intervals of one table pair merge into one.
 * **Changes** are the ``change`` facts, one record each.
@@ -370,12 +375,69 @@ def _key_of(vertex_id: Column) -> Column:
     return F.regexp_extract(vertex_id, r"^[^:]*:[^:]*:(.*)$", 1)
 
 
-def name_merged(vertices: DataFrame, aliases: DataFrame | None) -> DataFrame:
-    """Vertices that aliases merged into: named by their most readable name, all kept as ``aliases``.
+KEY_IS_NAME: dict[str, bool] = {"maxcompute": True, "datahub": True, "aliyun": False, "dataphin": False}
+"""Per User id namespace: is the id's key a name the person goes by (a MaxCompute account, a
+DataHub corpuser) or an internal number (an Aliyun UID, a Dataphin user id)."""
+PERSON_ORDER = ("numeric", "recency", "text")
+"""How a person's names rank, best first: not a numeric uid, then the most recently given, then
+alphabetical (deterministic). ``name`` is the first; :func:`person_names` is the one place it is decided."""
 
-    The names of a merged vertex are its own name and the key of its id and of every alias id;
-    the most readable is the first by (numeric, length, text): ``dw_owner`` over
-    ``ram$dw_owner@x:sub`` over ``1912232488744735``."""
+
+def _given_names(facts: DataFrame) -> DataFrame:
+    """(id, text, time, given) of every name a fact gives a person: the ``name`` of a User vertex
+    fact (as written), and the key of a User id whose namespace is ``KEY_IS_NAME`` (lower-cased)."""
+    ok = ~F.col("failed") & F.col("op").isin("assert", "retract", "observe", "change")
+    named = facts.where(
+        ok & F.col("relationship").isNull() & (F.col("src_label") == "User") & F.col("op").isin("assert", "observe")
+    ).select(F.col("src_id").alias("id"), F.trim(F.col("properties")["name"]).alias("text"),
+             F.col("event_time").alias("time"), F.lit(True).alias("given"))
+    keyed_ns = [ns for ns, is_name in sorted(KEY_IS_NAME.items()) if is_name]
+    ends = facts.where(ok).select(F.explode(F.array(
+        F.when(F.col("src_label") == "User", F.col("src_id")), F.when(F.col("dst_label") == "User", F.col("dst_id"))
+    )).alias("id"), F.col("event_time").alias("time"))
+    keyed = ends.where(F.split("id", ":")[1].isin(*keyed_ns)).select(
+        "id", _key_of(F.col("id")).alias("text"), "time", F.lit(False).alias("given"))
+    return named.unionByName(keyed).where(F.col("text").isNotNull() & (F.col("text") != ""))
+
+
+def person_names(facts: DataFrame, aliases: DataFrame | None) -> DataFrame:
+    """Per person (canonical id): ``_name``, the display name, and ``_names``, every name a fact
+    gave any of their ids, best first by :data:`PERSON_ORDER`. One name per spelling ignoring
+    case: as an event wrote it (``RAM$carol@x:sub``) over a lower-cased id key; its time is the
+    latest any event gave it."""
+    given = _given_names(facts)
+    if aliases is not None:
+        table = F.broadcast(aliases.select(F.col("alias").alias("_a"), F.col("canonical").alias("_c")))
+        given = given.join(table, given["id"] == table["_a"], "left").withColumn(
+            "id", F.coalesce("_c", "id")).drop("_a", "_c")
+    spelled = given.groupBy("id", F.lower("text").alias("_lower")).agg(
+        F.max_by("text", F.struct("given", "time", "text")).alias("text"), F.max("time").alias("time"))
+    ranked = F.array_sort(F.collect_list(F.struct(
+        F.col("text").rlike("^[0-9]+$").alias("numeric"),
+        (-F.coalesce(F.col("time").cast("double"), F.lit(0.0))).alias("recency"),
+        F.col("text").alias("text"))))
+    return spelled.groupBy("id").agg(ranked.alias("_ranked")).select(
+        "id", F.col("_ranked")[0]["text"].alias("_name"), F.to_json(F.transform("_ranked", lambda r: r["text"])).alias("_names"))
+
+
+def name_people(vertices: DataFrame, names: DataFrame) -> DataFrame:
+    """User vertices named by :func:`person_names` (``name``, ``properties.names``); others unchanged."""
+    joined = vertices.join(names, "id", "left")
+    is_person = (F.col("label") == "User") & F.col("_name").isNotNull()
+    listed = F.map_from_arrays(F.array(F.lit("names")), F.array(F.col("_names")))
+    return (
+        joined.withColumn("name", F.when(is_person, F.col("_name")).otherwise(F.col("name")))
+        .withColumn("properties", F.when(is_person, F.map_from_entries(F.array_sort(F.map_entries(F.map_concat(
+            F.map_filter("properties", lambda k, _v: k != "names"), listed))))).otherwise(F.col("properties")))
+        .select(*VERTICES.names)
+    )
+
+
+def name_merged(vertices: DataFrame, aliases: DataFrame | None) -> DataFrame:
+    """Vertices that aliases merged into keep all their names as ``aliases`` (what the name
+    resolver answers to): their own name and the key of their id and of every alias id. Their
+    ``name`` without any name given (:func:`person_names` decides it otherwise) is the first by
+    (numeric, length, text)."""
     if aliases is None:
         return vertices
     merged = aliases.groupBy(F.col("canonical").alias("id")).agg(F.collect_set("alias").alias("_aliases"))
@@ -424,5 +486,5 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
     edges = _kept(fold_edges(state, cached), cached)
     edges = edges.unionByName(derive_feeds(edges))
     vertices = fold_vertices(state, status_reports(resolved.where(F.col("op") != "error")))
-    vertices = name_merged(vertices, aliases)
+    vertices = name_people(name_merged(vertices, aliases), person_names(facts, aliases))
     return vertices, edges, fold_changes(state)

@@ -72,6 +72,7 @@ from lineage.facts.dataworks.helpers import (
     di_job_project,
     di_destinations,
     approval_order,
+    approval_people,
     object_columns,
     grant_edges,
     permission_changes,
@@ -106,6 +107,11 @@ _ALERT = ("last_alert", "last_alert_rule", "last_alert_condition", "last_alert_b
 _RULE = ("name", "enabled", "severity", "description", "template", "metric", "threshold_type", "expected", "critical")
 _CHECK = ("quality_status", "quality_checked_at", "quality_biz_date", "quality_partition")
 _GRANT = ("privileges", "approval", "grantee_name", "env")
+_APPROVAL_PEOPLE = Emit(
+    op="observe", src="User", fn=approval_people, extra=("name",),
+    note="granteeAccounts[].granteeId (name granteeName), process.applicant (applicantName), assignee "
+         "(assigneeName), arrayData[].ownerBaseId (ownerAccountName): each person with the name the order gives; "
+         "masked names skipped")
 _APPROVAL = ("name", "status", "process_status", "category", "applicant", "applicant_name", "assignee",
              "assignee_name", "comments", "reason", "resources", "expires_at", "workspace", "granted")
 
@@ -273,10 +279,12 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
     "approval-change-created": (
         Emit(op="observe", src="Approval", fn=approval_order(False), note="process.processId (the request order)",
              extra=_APPROVAL),
+        _APPROVAL_PEOPLE,
     ),
     "approval-change-finished": (
         Emit(op="observe", src="Approval", fn=approval_order(True), note="process.processId (the request order)",
              extra=_APPROVAL),
+        _APPROVAL_PEOPLE,
         Emit(op="assert", src="User", rel="CAN_ACCESS", dst="Table", fn=grant_edges(whole_table),
              note="granteeAccounts[].granteeId x arrayData[] objectGuid (or odpsProject+odpsTable) x actions; "
                   "approved orders only; until applyPeriod", extra=_GRANT),

@@ -464,6 +464,31 @@ def _approval_props(body: Any, finished: bool) -> dict[str, Any]:
     }
 
 
+def person_named(text: Any) -> str | None:
+    """A name an event gives a person, as written; None when absent or masked (``******.******``,
+    ``RAM$******(******)``: a masked name names nobody)."""
+    name = str(text).strip() if text is not None else ""
+    return name if name and "**" not in name else None
+
+
+def approval_people(event: ParsedEvent) -> Iterator[Out]:
+    """Everyone an approval order names with the name it gives them: the grantees (``granteeName``,
+    often the only name a grantee's UID ever gets), the applicant, the approver (``assignee``) and
+    the owners of the requested objects (``ownerAccountName``, DataService ``ownerName``)."""
+    body = body_of(event)
+    process, content = body.process, body.process.approval_content
+    pairs = [(process.applicant, process.applicant_name), (body.assignee, body.assignee_name)]
+    if content is not None:
+        pairs += [(a.grantee_id, a.grantee_name) for a in content.grantee_accounts]
+        pairs += [(getattr(item, "owner_base_id", None) or getattr(item, "owner_id", None),
+                   getattr(item, "owner_account_name", None) or getattr(item, "owner_name", None))
+                  for item in content.array_data]
+    for uid, text in pairs:
+        user, name = user_id(uid), person_named(text)
+        if user and name:
+            yield Out(user, props={"name": name})
+
+
 def _object_table(item: MaxComputeAuthorizedObject) -> str | None:
     if (item.object_type or "TABLE").strip().upper() != "TABLE":
         return None
