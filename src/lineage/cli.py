@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from lineage.cli_inspect import COMMANDS as INSPECT_COMMANDS, resolving
@@ -24,16 +23,19 @@ from lineage.cli_lineage import (ENGINE_CHOICE, FORMAT_CHOICE, print_access, pri
                                  upstream)
 from lineage.errors import LineageError, UsageError
 from lineage.progress import Reporter
+from lineage.render.escape import CELL_LIMIT, terminal, visible
+from lineage.terminal import console
 
 if TYPE_CHECKING:
     from lineage.settings import Settings
 
-err = Console(stderr=True)
+err = console(stderr=True)
 
 
 def say(message: str) -> None:
-    """One unwrapped line on stderr (messages are read by people and by scripts)."""
-    click.echo(f"lineage: {message}", err=True)
+    """One unwrapped line on stderr (messages are read by people and by scripts); event text in
+    it (an id, a name, a quarantine reason) cannot move the cursor or retitle the terminal."""
+    click.echo(visible(f"lineage: {message}"), err=True)
 
 
 InputError = UsageError
@@ -76,7 +78,7 @@ class _Group(click.Group):
 
                 exc = explain(exc) or exc  # a damaged warehouse file: named, with its repair
             if isinstance(exc, LineageError):
-                click.echo(exc.line.format(exc), err=True)
+                click.echo(visible(exc.line.format(exc)), err=True)
                 sys.exit(exc.exit_code)
             if not debug:
                 message = " ".join(str(exc).split())  # one line, even for a multi-line message
@@ -175,7 +177,7 @@ def _run_build(warehouse: Path, aliases: Path | None, quiet: bool = False, full:
 
 
 def _print_build(result) -> None:
-    out = Console()
+    out = console()
     out.print(f"build {result.build_id}: {result.events} events ({result.new_events} new) -> "
               f"{result.facts} facts ({result.new_facts} new, {result.failed_facts} from failed operations) -> "
               f"{result.vertices} vertices, {result.edges} edges, {result.changes} changes", markup=False, soft_wrap=True)
@@ -243,12 +245,13 @@ def exposure(warehouse: Path, as_of: str | None, tags: tuple[str, ...], as_json:
     if as_json:
         click.echo(json.dumps({"as_of": as_of, "exposures": [e.to_json() for e in found]}))
         return
-    out = Console()
+    out = console()
     table = Table(title="exposure: sensitive data reached through lineage, not cleared at the source")
     for column in ("principal", "table", "tag", "origin", "lineage path", "access path"):
         table.add_column(column, overflow="fold")
     for e in found:
-        table.add_row(e.principal, e.table, e.name, e.origin, " -> ".join(e.path), " -> ".join(e.access_path))
+        table.add_row(*(terminal(cell, CELL_LIMIT) for cell in (e.principal, e.table, e.name, e.origin, " -> ".join(e.path),
+                                                                 " -> ".join(e.access_path))))
     out.print(table)
     out.print(f"{len(found)} exposure(s)", markup=False)
 
@@ -437,7 +440,7 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
         return
     for note in result.notes:
         say(f"export: {note}")
-    out = Console()
+    out = console()
     verb = "would write" if result.dry_run else "wrote"
     table = Table(title=f"export {result.run_id} to {result.target} ({result.dialect}"
                         f"{', ' + result.database if result.database else ''})")
@@ -523,7 +526,7 @@ def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share:
 
 
 def _print_generated(result) -> None:
-    out = Console()
+    out = console()
     counts = result.summary["counts"]
     table = Table(title=f"generated {result.summary['tables']} tables over {result.summary['days']} days "
                         f"from {result.summary['start']} (seed {result.summary['seed']}) in {result.out}")
@@ -567,7 +570,7 @@ def demo(out: Path, neo4j_uri: str | None, tables: int | None, days: int | None,
 
 
 def _print_tour(tour, seconds: float) -> None:
-    out = Console()
+    out = console()
     if tour.blast:
         since, until = tour.blast_window
         table = Table(title=f"blast radius, {since} to {until} (top 5 of {len(tour.blast)})")
@@ -630,7 +633,7 @@ class _progress:
 
 
 def _print_ingest(result) -> None:
-    out = Console()
+    out = console()
     table = Table(title=f"ingest {result.run_id} ({result.parse_in}, {result.files} files)")
     for column in ("source", "read", "accepted", "quarantined", "duplicates", "foreign", "unknown kind", "implausible time"):
         table.add_column(column, justify="left" if column == "source" else "right")
@@ -641,16 +644,17 @@ def _print_ingest(result) -> None:
     out.print(table)
     if result.unknown_kinds:
         kinds = ", ".join(f"{u['source']}:{u['kind']} ({u['count']}) e.g. {u['example_id']}" for u in result.unknown_kinds)
-        out.print(f"accepted as generic activity of unknown kind: {kinds}", markup=False, soft_wrap=True)
+        out.print(terminal(f"accepted as generic activity of unknown kind: {kinds}"), soft_wrap=True)
     if result.foreign_kinds:
         kinds = ", ".join(f"{f['source']}:{f['kind']} ({f['count']})" for f in result.foreign_kinds[:5])
         more = len(result.foreign_kinds) - 5
-        out.print(f"skipped as another product's records (foreign): {kinds}" + (f" and {more} more kind(s)" if more > 0 else ""),
-                  markup=False, soft_wrap=True)
+        out.print(terminal(f"skipped as another product's records (foreign): {kinds}"
+                           + (f" and {more} more kind(s)" if more > 0 else "")), soft_wrap=True)
     if result.empty_files:
-        out.print(f"empty files (no records): {', '.join(result.empty_files)}", markup=False, soft_wrap=True)
+        out.print(terminal(f"empty files (no records): {', '.join(result.empty_files)}"), soft_wrap=True)
     for example in result.quarantine_examples[:5]:
-        out.print(f"quarantined {example['file']}:{example['line']}: {example['reason']}", markup=False, soft_wrap=True)
+        out.print(terminal(f"quarantined {example['file']}:{example['line']}: {example['reason']}", CELL_LIMIT * 2),
+                  soft_wrap=True)
 
 
 for _command in INSPECT_COMMANDS:  # search, show, history, diff (lineage.cli_inspect)
