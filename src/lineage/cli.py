@@ -19,7 +19,7 @@ import click
 from rich.table import Table
 
 from lineage.cli_inspect import COMMANDS as INSPECT_COMMANDS, resolving
-from lineage.cli_lineage import (ENGINE_CHOICE, FORMAT_CHOICE, print_access, print_answer, print_blast, traversal_options,
+from lineage.cli_lineage import (ENGINE_CHOICE, FORMAT_CHOICE, change_ids_first, print_access, print_answer, print_blast, traversal_options,
                                  upstream)
 from lineage.errors import LineageError, UsageError
 from lineage.progress import Reporter
@@ -202,10 +202,12 @@ def _print_build(result) -> None:
 @click.option("--all", "every", is_flag=True, help="List every vertex (instances and jobs not collapsed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Print the affected subgraph for Graphviz, Mermaid or Gephi/yEd.")
+@change_ids_first
 @resolving("ids")
 def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: int | None, engine: str,
            relationships: tuple[str, ...], every: bool, as_json: bool, fmt: str | None) -> None:
-    """If these vertices change, what breaks and who will notice (downstream impact)."""
+    """If these vertices change, what breaks and who will notice (downstream impact); given change
+    ids (from blast-radius), what those changes did, by their effect."""
     from lineage.analysis.api import impact as run_impact
 
     with Reporter(err, not as_json, "impact"):

@@ -81,6 +81,45 @@ def print_access(warehouse: Path, result: Any) -> None:
     click.echo(lines_text(access_answer(result, name=ctx.name, width=terminal_width(), every=every)))
 
 
+def change_ids_first(command):
+    """Let ``impact`` take change ids: when every id given is a Change record's ``change_id``, the
+    answer is those changes' blast radius (each by its effect, as ``blast-radius`` answers), not a
+    walk from vertices. Put it above ``resolving``, which would reject a change id as unknown."""
+    import functools
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        from lineage.analysis.api import traversal
+        from lineage.analysis.blast import blast_radius
+        from lineage.graph.api import change_rows
+
+        ids = kwargs["ids"]
+        wanted = set(ids)
+        if not ids or any(len(i) != 32 or not all(ch in "0123456789abcdef" for ch in i) for i in ids):
+            return command(*args, **kwargs)
+        changes = [c for c in change_rows(kwargs["warehouse"]) if c["change_id"] in wanted]
+        if len(changes) != len(wanted):
+            return command(*args, **kwargs)
+        ranked = blast_radius(changes, traversal(kwargs["warehouse"], kwargs["engine"]), max_depth=kwargs["max_depth"])
+        if kwargs.get("as_json"):
+            affected = {}
+            for r in ranked:
+                for a in r.to_json()["affected"]:
+                    affected.setdefault(a["id"], a)
+            listed = sorted(affected.values(), key=lambda a: (a["distance"], a["id"]))
+            summary: dict[str, int] = {}
+            for a in listed:
+                summary[a["label"]] = summary.get(a["label"], 0) + 1
+            click.echo(json.dumps({"sources": list(dict.fromkeys(ids)), "affected": listed,
+                                   "summary": dict(sorted(summary.items(), key=lambda kv: str(kv[0]))),
+                                   "changes": [r.to_json() for r in ranked]}))
+            return None
+        print_blast(kwargs["warehouse"], ranked, len(ranked))
+        return None
+
+    return run
+
+
 def print_blast(warehouse: Path, ranked: Sequence[Any], top: int) -> None:
     """The human table of `blast-radius`: changes by name, at the terminal's width."""
     from lineage.render.columns import terminal_width

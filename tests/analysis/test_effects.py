@@ -167,3 +167,17 @@ def test_the_effects_table_covers_every_change_kind_and_a_break_outranks_any_oth
     assert min(breaks) >= 1.0 > max(others)
     assert set(KIND_FACTOR) == {e.kind for e in CHANGE_EFFECTS if e.effect == BREAKS}
     assert EFFECT_FACTOR[EXPOSES] * SENSITIVE_FACTOR < min(breaks)
+
+
+def test_grants_at_one_instant_are_counted_once_each_by_whom_they_name(tmp_path):
+    """The graph shows what opened at an instant, not which change opened it: a change naming its
+    grantee gets that grantee; what the unnamed ones opened is counted once, not once per change."""
+    vertices = [{"id": i, "label": LABELS[i], "first_seen": T0} for i in (SRC, ALICE, BOB, ERIN, GINA)]
+    edges = [edge(u, "CAN_ACCESS", SRC, start=T1) for u in (ALICE, BOB, ERIN, GINA)]
+    changes = [change("to-alice", SRC, "permission_change", T1, grantees=f'["{ALICE}"]'),
+               change("to-bob", SRC, "permission_change", T1, grantees=f'["{BOB}"]'),
+               change("unnamed-1", SRC, "permission_change", T1), change("unnamed-2", SRC, "permission_change", T1)]
+    warehouse = write_graph(tmp_path, vertices, edges, changes)
+    found, _ = answer(warehouse, TemporalGraph.from_warehouse(warehouse))
+    assert found["to-alice"].gained == (ALICE,) and found["to-bob"].gained == (BOB,)
+    assert found["unnamed-1"].gained == (ERIN, GINA) and found["unnamed-2"].gained == ()

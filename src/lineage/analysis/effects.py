@@ -210,16 +210,16 @@ def plan(changes: Sequence[Mapping[str, Any]], graph: Neighbourhood, *, lookback
     ids.update(g for found in named.values() for g in found)
     labels = graph.vertex_labels(ids)
     plans: dict[int, Plan] = {}
+    shown: dict[int, tuple[str, dict[str, tuple[str, ...]]]] = {}
     for n, i in enumerate(access):
         people = {v: p for v, p in has[n].items() if labels.get(v) in PRINCIPAL_LABELS}
         previous = {v: p for v, p in had[n].items() if labels.get(v) in PRINCIPAL_LABELS}
         gained = {v: p for v, p in people.items() if v not in previous}
         lost = {v: p for v, p in previous.items() if v not in people}
         effect = access_effect(changes[i], gained, lost)
-        chosen = dict(gained if effect == EXPOSES else lost)
-        for g in named[i]:
-            if g in labels and g != entity(i):
-                chosen.setdefault(g, (entity(i), g))
+        shown[i] = (effect, dict(gained if effect == EXPOSES else lost))
+    for i, chosen in attribute(changes, shown, named, set(labels)).items():
+        effect = shown[i][0]
         plans[i] = Plan(effect, tuple(_affected(chosen, labels)), sensitive=False,
                         **({"gained": tuple(sorted(chosen))} if effect == EXPOSES else {"lost": tuple(sorted(chosen))}))
     for n, i in enumerate(owners):
@@ -233,6 +233,33 @@ def plan(changes: Sequence[Mapping[str, Any]], graph: Neighbourhood, *, lookback
     _sensitive(graph, changes, plans, after)
     _failing(graph, changes, plans, before, lookback)
     return [plans.get(i) or Plan(BREAKS, walk=(entity(i),)) for i in range(len(changes))]
+
+
+def attribute(changes: Sequence[Mapping[str, Any]], shown: Mapping[int, tuple[str, dict[str, tuple[str, ...]]]],
+              named: Mapping[int, list[str]], known: Collection[str]) -> dict[int, dict[str, tuple[str, ...]]]:
+    """Who each access change gave (or took) access to. The graph shows what opened or closed on an
+    entity at an instant, not which of the changes then did it, so: a change that names grantees
+    gets those (and the members reached through them); the rest of what opened (closed) on one
+    entity at one instant is counted once, by the first of its other changes (by change id)."""
+    out: dict[int, dict[str, tuple[str, ...]]] = {}
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for i, (effect, _) in shown.items():
+        groups.setdefault((changes[i]["entity_id"], changes[i].get("time"), effect), []).append(i)
+    for members in groups.values():
+        claimed: set[str] = set()
+        for i in members:
+            entity = changes[i]["entity_id"]
+            names = [g for g in named[i] if g in known and g != entity]
+            if names:
+                paths = {v: p for v, p in shown[i][1].items() if any(g in p for g in names)}
+                for g in names:
+                    paths.setdefault(g, (entity, g))
+                out[i] = paths
+                claimed.update(paths)
+        rest = [i for i in sorted(members, key=lambda i: changes[i]["change_id"]) if i not in out]
+        for n, i in enumerate(rest):
+            out[i] = {v: p for v, p in shown[i][1].items() if v not in claimed} if n == 0 else {}
+    return out
 
 
 def _sensitive(graph: Neighbourhood, changes: Sequence[Mapping[str, Any]], plans: dict[int, Plan],

@@ -143,14 +143,15 @@ def access_answer(result: Any, *, name: Callable[[str], str], width: int, every:
     return lines
 
 
-BLAST_COLUMNS = (Col("#", right=True), Col("score", right=True), Col("time"), Col("kind"), Col("entity", shrink=1, least=16),
+BLAST_COLUMNS = (Col("#", right=True), Col("score", right=True), Col("time"), Col("kind"), Col("effect"),
+                 Col("entity", shrink=1, least=16),
                  Col("id", shrink=2, least=16), Col("affected", least=20, wrap=True))
 
 
 def blast_answer(ranked: Sequence[Any], top: int, *, name: Callable[[str], str], width: int) -> list[str]:
     """The ranked changes of a window, by name, the affected counts in label order; when the
     table does not fit, each change's id and counts go on wrapped lines under its row."""
-    rows = [[str(i), f"{r.score:g}", when(r.time), r.kind, name(r.entity_id), r.entity_id,
+    rows = [[str(i), f"{r.score:g}", when(r.time), r.kind, r.effect, name(r.entity_id), r.entity_id,
              ", ".join(f"{label} {r.summary[label]}" for label in sorted(r.summary, key=label_rank)) or "-"]
             for i, r in enumerate(ranked[:top], 1)]
     lines = [f"blast radius of {len(ranked)} change(s)" + (f", the top {top}" if len(ranked) > top else "")]
@@ -159,9 +160,9 @@ def blast_answer(ranked: Sequence[Any], top: int, *, name: Callable[[str], str],
     elif max(map(len, wide := table(BLAST_COLUMNS, rows, width))) <= width:
         lines += wide
     else:
-        narrow = table(BLAST_COLUMNS[:5], [row[:5] for row in rows], width)
+        narrow = table(BLAST_COLUMNS[:6], [row[:6] for row in rows], width)
         lines.append(narrow[0])
         for row, line in zip(rows, narrow[1:]):
             lines.append(line)
-            lines += [f"      {more}" for more in wrapped(f"{row[5]}: {row[6]}", width - 6)]
-    return [*lines, "score = kind factor x sum(label weight / distance); see README 'Blast radius'"]
+            lines += [f"      {more}" for more in wrapped(f"{row[6]}: {row[7]}", width - 6)]
+    return [*lines, "score = kind/effect factor x sum(label weight / distance); README 'Blast radius'"]

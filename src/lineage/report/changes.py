@@ -56,7 +56,7 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact]) -> tuple[list[Change],
         read[impact.change_id] = readers(ctx, impact)
         rows.append(Change(
             rank=rank, change_id=impact.change_id, entity_id=impact.entity_id, entity_label=impact.entity_label,
-            entity_name=ctx.name(impact.entity_id), kind=impact.kind, time=iso(impact.time), actor=impact.actor,
+            entity_name=ctx.name(impact.entity_id), kind=impact.kind, effect=impact.effect, time=iso(impact.time), actor=impact.actor,
             actor_name=ctx.name(impact.actor) if impact.actor else None, score=impact.score,
             high_impact=impact.score >= HIGH_IMPACT_SCORE, affected_count=impact.count, summary=dict(impact.summary),
             top_assets=top_assets(ctx, impact), owners=owners(ctx, impact), readers=sorted(read[impact.change_id]),

@@ -54,6 +54,7 @@ class Change(_Model):
     entity_label: str
     entity_name: str
     kind: str
+    effect: str = "breaks"  # how it reaches people: breaks, exposes, restricts, notifies (blast radius)
     time: str | None
     actor: str | None
     actor_name: str | None
