@@ -181,3 +181,27 @@ def test_grants_at_one_instant_are_counted_once_each_by_whom_they_name(tmp_path)
     found, _ = answer(warehouse, TemporalGraph.from_warehouse(warehouse))
     assert found["to-alice"].gained == (ALICE,) and found["to-bob"].gained == (BOB,)
     assert found["unnamed-1"].gained == (ERIN, GINA) and found["unnamed-2"].gained == ()
+
+
+def test_the_demo_report_ranks_what_breaks_first_and_a_grant_is_not_a_break(demo_warehouse, tmp_path):
+    """The demo's week (lineage demo --small): the report's top ten are ranked as blast-radius
+    ranks them, the breaks (the schema change, the drop) above every grant, revoke and notice; a
+    grant reaches its principals only."""
+    import json
+
+    from click.testing import CliRunner
+
+    from lineage.cli import main
+
+    result = CliRunner().invoke(main, ["report", "--warehouse", str(demo_warehouse), "--out", str(tmp_path),
+                                       "--week", "2024-W27", "--engine", "local"])
+    assert result.exit_code == 0, result.output
+    top = json.loads((tmp_path / "2024-W27" / "report.json").read_text())["changes"][:10]
+    effects = [c["effect"] for c in top]
+    assert effects[:2] == [BREAKS, BREAKS] and BREAKS not in effects[2:]
+    assert [c["kind"] for c in top[:2]] == ["schema_change", "drop"]
+    grants = [c for c in top if c["kind"] == "permission_change" and c["effect"] == EXPOSES]
+    assert grants and all(set(c["summary"]) <= {"User", "Role"} for c in grants)
+    ranked = blast_radius(change_rows(demo_warehouse, "2024-07-01", "2024-07-08"),
+                          TemporalGraph.from_warehouse(demo_warehouse))
+    assert [c["change_id"] for c in top] == [r.change_id for r in ranked[:10]]
