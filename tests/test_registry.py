@@ -11,9 +11,9 @@ from lineage.events.base import RecordError
 from seedfixtures import DATA, records_with_expectations
 
 
-def test_the_registry_lists_the_four_sources_in_order():
+def test_the_registry_lists_the_five_sources_in_order():
     """The one hard-coded list of the sources: every other test reads ``registry.SOURCES``."""
-    assert registry.names() == ("dataworks", "maxcompute", "dataphin", "datahub")
+    assert registry.names() == ("dataworks", "maxcompute", "dataphin", "datahub", "openlineage")
 
 
 @pytest.mark.parametrize("source", registry.SOURCES, ids=lambda s: s.name)

@@ -224,3 +224,88 @@ def datahub(label: str, key: object) -> str:
     """DataHub objects by urn key, case kept (urns are case-sensitive): Tag, GlossaryTerm,
     Domain, StructuredProperty, Proposal, Chart/Dashboard/DataFlow/DataJob (``<platform>.<name>``)."""
     return make(label, "datahub", str(key).strip())
+
+
+# --------------------------------------------------------------------------------------------
+# OpenLineage (DESIGN.md's OpenLineage rule; the README's table of examples)
+# --------------------------------------------------------------------------------------------
+
+OPENLINEAGE_STORAGE = frozenset({"oss", "s3", "s3a", "s3n", "gs", "hdfs", "abfss", "file", "dbfs"})
+"""Namespace schemes whose datasets are storage paths (``location:``), not tables."""
+
+
+def _ol_namespace(namespace: str) -> tuple[str, str]:
+    """(scheme, authority) of an OpenLineage dataset namespace: ``postgres://db:5432`` ->
+    (``postgres``, ``db:5432``); one without ``://`` is all scheme (``bigquery``, ``file``)."""
+    text = str(namespace).strip()
+    scheme, sep, rest = text.partition("://")
+    if not sep:
+        return norm(text), ""
+    return norm(scheme), rest.split("/", 1)[0]
+
+
+def openlineage_maxcompute(namespace: str, name: str) -> str | None:
+    """The MaxCompute table an OpenLineage dataset names (namespace ``maxcompute://...`` or
+    ``odps://...``), else None. ``project.table`` (or ``project.schema.table``) is the name; a bare
+    table takes its project from a namespace authority that is not a host (``odps://sales_dw``)."""
+    scheme, authority = _ol_namespace(namespace)
+    if scheme not in MAXCOMPUTE_PLATFORMS:
+        return None
+    project = authority if authority and "." not in authority and ":" not in authority else None
+    return table_from_qualified(name, project)
+
+
+def openlineage_dataset(namespace: str, name: str, symlinks: list[tuple[str, str]] | None = None) -> str:
+    """The vertex an OpenLineage dataset ``(namespace, name)`` is, lower-cased (DESIGN.md):
+
+    * a ``symlinks`` identifier (namespace, name) naming a MaxCompute table wins;
+    * a MaxCompute namespace: ``table:maxcompute:<project>.<table>``;
+    * a storage namespace (:data:`OPENLINEAGE_STORAGE`): the :func:`location` of
+      ``<scheme>://<authority>/<name>`` (one ``/`` between), so it meets the paths SQL names;
+    * any other: ``table:<scheme>:<name>``, host and port dropped.
+    """
+    for sym_namespace, sym_name in symlinks or ():
+        found = openlineage_maxcompute(sym_namespace, sym_name)
+        if found:
+            return found
+    found = openlineage_maxcompute(namespace, name)
+    if found:
+        return found
+    scheme, authority = _ol_namespace(namespace)
+    if scheme in OPENLINEAGE_STORAGE:
+        path = str(name).strip()
+        place = location(f"{scheme}://{authority}/{path.lstrip('/')}")
+        if place:
+            return place
+    return make("Table", scheme, norm(name))
+
+
+def openlineage_column(dataset_id: str, field: str) -> str:
+    """A field of an OpenLineage dataset: ``column:<platform>:<key>.<field>`` for a table,
+    ``column:<scheme>:<authority>/<path>.<field>`` for a storage location; lower-cased."""
+    if label_of(dataset_id) == "Location":
+        scheme, _, rest = key_of_location(dataset_id).partition("://")
+        return f"column:{scheme}:{norm(rest)}.{norm(field)}"
+    return column(dataset_id, field)
+
+
+def key_of_location(location_id: str) -> str:
+    """``location:s3://b/p`` -> ``s3://b/p``."""
+    return location_id.split(":", 1)[1]
+
+
+def openlineage_job(namespace: str, name: str) -> str:
+    """``job:openlineage:<namespace>/<name>`` (lower-cased)."""
+    return make("Job", "openlineage", f"{norm(namespace)}/{norm(name)}")
+
+
+def openlineage_run(run_id: str) -> str:
+    """``instance:openlineage:<runId>``: a run is an Instance of its Job."""
+    return make("Instance", "openlineage", norm(run_id))
+
+
+def openlineage_user(owner: str) -> str:
+    """An ownership facet's owner (``user:jdoe``, ``team:data``) -> ``user:openlineage:jdoe`` /
+    ``user:openlineage:team:data`` (a ``user:`` prefix is the facet's convention, dropped)."""
+    text = norm(owner)
+    return make("User", "openlineage", text[5:] if text.startswith("user:") else text)

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 
 from pydantic import ValidationError
 
-from lineage.events import datahub, dataphin, dataworks, maxcompute
+from lineage.events import datahub, dataphin, dataworks, maxcompute, openlineage
 from lineage.events.base import EARLIEST, LATEST, ParsedEvent, RecordError, Source
 
 SOURCES: tuple[Source, ...] = (
@@ -23,6 +23,7 @@ SOURCES: tuple[Source, ...] = (
     maxcompute.SOURCE,
     dataphin.SOURCE,
     datahub.SOURCE,
+    openlineage.SOURCE,
 )
 
 

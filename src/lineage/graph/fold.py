@@ -24,8 +24,11 @@
   ``properties.names`` (a JSON list, best first); ``name`` is the first: an account or login
   over a numeric uid, then the most recently given. A merged vertex also keeps every id key and
   name in ``properties.aliases`` (a sorted JSON list) for the name resolver.
-* **FEEDS** is derived: a Job or Node that READS ``a`` and WRITES ``b`` while both edges are
-  valid makes ``(a)-[:FEEDS]->(b)``; overlapping intervals of one table pair merge into one.
+* **Run lineage** (:func:`run_lineage`): an edge fact that names a run (``properties.run``: an
+  OpenLineage run's inputs, outputs and column lineage, reported by any of its events) holds only
+  once that run's last status is ``RUN_DONE``, from its completion on; a failed run's never do.
+* **FEEDS** is derived: a Job, Node or (completed) Instance that READS ``a`` and WRITES ``b`` while
+  both edges are valid makes ``(a)-[:FEEDS]->(b)``; overlapping intervals of one table pair merge into one.
 * **Changes** are the ``change`` facts, one record each.
 
 Failed operations and mapping errors are skipped here (they stay in the facts dataset), except
@@ -46,15 +49,18 @@ VIA_LIMIT = 20  # FEEDS keeps the most recent jobs/nodes it came through, and th
 STATUS_LABELS = ("Job", "Instance")  # vertices whose status is their last reported one, failures included
 STATUS_KEYS = ("status", "status_code", "error_code", "error_message")  # one report's values, taken together
 STATUS_RANK: dict[str, int] = {  # same-instant reports: the later stage of a run wins (lower-case status)
-    "not_run": 0, "submitted": 0,
+    "not_run": 0, "submitted": 0, "start": 0,
     "waiting_time": 1, "waiting_resource": 1, "checking_condition": 1,
     "running": 2, "checking_quality": 3,
-    "terminated": 4, "success": 4, "succeeded": 4,
+    "terminated": 4, "success": 4, "succeeded": 4, "complete": 4,
     "failure": 5, "failed": 5, "cancelled": 5,
 }
 TIME_FORMAT = "yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'"  # status_time: the export's fixed-width UTC form (session is UTC)
 FAILED = "failed"  # the status of a run whose report is a failed operation (MaxCompute errorCode / Failed)
 UNKNOWN_RANK = 2  # a status word not in STATUS_RANK ranks with running
+RUN_KEY = "run"  # an edge fact's property naming the run it is a report of (lineage.facts.openlineage)
+RUN_DONE = ("complete",)  # a run whose last status is one of these (lower-case) holds its reported edges
+FEEDS_VIA = ("Job", "Node", "Instance")  # what READS a and WRITES b makes (a)-[:FEEDS]->(b)
 
 # (relationship, src label, dst label) -> the side that has one far end at a time: asserting a new
 # one closes the previous (a DataWorks node has one ownerId and one baselineId; DataHub owners
@@ -247,6 +253,26 @@ def _kept(frame: DataFrame, cached: list[DataFrame] | None) -> DataFrame:
     return frame
 
 
+def run_lineage(state: DataFrame, reports: DataFrame) -> DataFrame:
+    """``state`` with each edge fact that names a run (``properties.run``) kept only when that run's
+    last status report (:func:`status_reports`, ordered as for the status) is ``RUN_DONE``, at
+    the later of its own time and the completion: any event of an OpenLineage run may name its
+    datasets, and lineage exists once it completed; a FAIL or ABORT leaves none."""
+    pending = F.col("relationship").isNotNull() & F.col("properties")[RUN_KEY].isNotNull()
+    last = Window.partitionBy("id").orderBy(
+        F.col("event_time").desc_nulls_last(), F.col("rank").desc(), F.col("event_id").desc(), F.col("seq").desc()
+    )
+    done = (
+        reports.withColumn("_n", F.row_number().over(last)).where((F.col("_n") == 1) & F.lower("status").isin(*RUN_DONE))
+        .select(F.col("id").alias("_run"), F.col("event_time").alias("_done"))
+    )
+    held = (
+        state.where(pending).join(done, F.col("properties")[RUN_KEY] == F.col("_run"), "inner")
+        .withColumn("event_time", F.greatest("event_time", "_done")).drop("_run", "_done")
+    )
+    return state.where(~pending).unionByName(held)
+
+
 def fold_edges(facts: DataFrame, cached: list[DataFrame] | None = None) -> DataFrame:
     """Assert/retract/expiry facts of each edge key -> one row per validity interval.
     ``cached``: see :func:`_kept` (the edge facts feed three branches, the ordered ones two)."""
@@ -308,12 +334,13 @@ def merge_intervals(rows: DataFrame, key: list[str]) -> DataFrame:
 
 
 def derive_feeds(edges: DataFrame) -> DataFrame:
-    """(a)-[:FEEDS {via}]->(b) for every Job/Node reading a and writing b while both are valid."""
-    reads = edges.where((F.col("relationship") == "READS") & F.col("src_label").isin("Job", "Node")).select(
+    """(a)-[:FEEDS {via}]->(b) for every Job/Node/Instance reading a and writing b while both are valid
+    (an Instance's READS/WRITES are a completed run's: :func:`run_lineage`)."""
+    reads = edges.where((F.col("relationship") == "READS") & F.col("src_label").isin(*FEEDS_VIA)).select(
         F.col("src").alias("via"), F.col("dst").alias("a"), F.col("dst_label").alias("a_label"),
         F.col("valid_from").alias("r_from"), F.col("valid_to").alias("r_to"), F.col("last_seen").alias("r_seen"),
     )
-    writes = edges.where((F.col("relationship") == "WRITES") & F.col("src_label").isin("Job", "Node")).select(
+    writes = edges.where((F.col("relationship") == "WRITES") & F.col("src_label").isin(*FEEDS_VIA)).select(
         F.col("src").alias("via"), F.col("dst").alias("b"), F.col("dst_label").alias("b_label"),
         F.col("valid_from").alias("w_from"), F.col("valid_to").alias("w_to"), F.col("last_seen").alias("w_seen"),
     )
@@ -483,8 +510,9 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
     frames and the folded edges (written, and joined to derive FEEDS)."""
     resolved = _kept(resolve_aliases(facts, aliases), cached)
     state = _kept(state_facts(resolved), cached)
-    edges = _kept(fold_edges(state, cached), cached)
+    reports = status_reports(resolved.where(F.col("op") != "error"))
+    edges = _kept(fold_edges(run_lineage(state, reports), cached), cached)
     edges = edges.unionByName(derive_feeds(edges))
-    vertices = fold_vertices(state, status_reports(resolved.where(F.col("op") != "error")))
+    vertices = fold_vertices(state, reports)
     vertices = name_people(name_merged(vertices, aliases), person_names(facts, aliases))
     return vertices, edges, fold_changes(state)
