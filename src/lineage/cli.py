@@ -303,8 +303,9 @@ def _write_report(warehouse: Path, out: Path, week: str | None, since: str | Non
         for name, path in written.files.items():
             click.echo(f"{name}: {path}")
     if not written.complete:
-        gaps = "; ".join(f"{s.source}: {', '.join(s.gaps)}" for s in written.report.input_health.sources if s.gaps)
-        say(f"report written, but its inputs are incomplete (days without events: {gaps})")
+        for alert in written.report.input_health.alerts:  # one line per source, the report's own words
+            say(f"input gap: {alert}")
+        say(f"report written, but its inputs are incomplete ({written.report.input_health.gaps} source-day(s))")
         sys.exit(INCOMPLETE)
 
 
@@ -344,6 +345,7 @@ def report_command(warehouse: Path, out: Path, week: str | None, since: str | No
 def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None, since: str | None,
            until: str | None, engine: str, top: int, as_json: bool, wait: float) -> None:
     """The scheduler's job: ingest what is new, build, report (exit 3: report written, inputs incomplete)."""
+    from lineage.graph.build import up_to_date
     from lineage.ingest.pipeline import ingest as run_ingest
     from lineage.lock import writer
 
@@ -351,8 +353,14 @@ def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None
         result = run_ingest(paths, warehouse, settings=settings(), say=say)
         say(f"weekly: ingested {result.total.accepted} new event(s) ({result.total.duplicates} already known, "
             f"{result.total.quarantined} quarantined)")
-        built = _run_build(warehouse, None, quiet=True)
-    say(f"weekly: graph built ({built.vertices} vertices, {built.edges} edges, {built.changes} changes)")
+        last = up_to_date(warehouse)
+        if last is None:
+            built = _run_build(warehouse, None, quiet=True)
+    if last is None:
+        say(f"weekly: graph built ({built.vertices} vertices, {built.edges} edges, {built.changes} changes)")
+    else:
+        say(f"weekly: nothing new since build {last['build_id']}: its graph is kept ({last['vertices']} vertices, "
+            f"{last['edges']} edges)")
     _write_report(warehouse, out, week, since, until, engine, top, as_json)
 
 

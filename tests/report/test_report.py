@@ -125,9 +125,12 @@ def test_same_inputs_same_report(demo_warehouse, tmp_path):
 
 
 def test_an_empty_week(demo_warehouse, tmp_path):
+    """Weeks after the demo's deliveries stopped: nothing happened, and the report says first that
+    its daily sources fell silent (issue 30: an empty week is not good news), exit 3."""
     result = run("report", "--warehouse", demo_warehouse, "--out", tmp_path, "--week", "2024-W40", "--engine", "local")
-    assert result.exit_code == 0, result.stderr
+    assert result.exit_code == 3, result.stderr
     report = load(tmp_path / "2024-W40")
+    assert report.input_health.alerts == ["no dataworks events since 2024-07-07", "no maxcompute events since 2024-07-07"]
     assert report.changes == [] and report.people == [] and report.impact_graph.nodes == []
     assert all(f.value == 0 for f in report.headline)
     html = (tmp_path / "2024-W40" / "report.html").read_text()
@@ -141,7 +144,7 @@ def test_weekly_gap_in_one_source_exits_3_and_an_expiring_grant(gap_events, tmp_
     warehouse, out = tmp_path / "warehouse", tmp_path / "reports"
     result = run("weekly", gap_events, "--warehouse", warehouse, "--out", out, "--week", WEEK, "--engine", "local")
     assert result.exit_code == 3, result.output
-    assert "inputs are incomplete" in result.stderr and f"dataworks: {GAP_DAY}" in result.stderr
+    assert "inputs are incomplete" in result.stderr and f"input gap: no dataworks events on {GAP_DAY}" in result.stderr
     report = load(out / WEEK)
     gaps = {s.source: s.gaps for s in report.input_health.sources if s.gaps}
     assert gaps == {"dataworks": [GAP_DAY]}

@@ -69,13 +69,14 @@ class BuildResult(RunReport):
     edges_by_relationship: dict[str, int] = field(default_factory=dict)
     error_examples: list[dict[str, object]] = field(default_factory=list)
     aliases: int = 0
+    graph_version: str = ""
 
 
-def mapping_version() -> str:
+def mapping_version(packages: tuple[str, ...] = VERSIONED_PACKAGES) -> str:
     """A hash of the code that turns events into facts (see ``VERSIONED_PACKAGES``)."""
     root = resources.files("lineage")
     digest = hashlib.sha256()
-    for package in VERSIONED_PACKAGES:
+    for package in packages:
         for name, entry in sorted(_python_files(root.joinpath(package), package)):
             digest.update(name.encode() + b"\0" + entry.read_bytes())
     for name in VERSIONED_FILES:
@@ -83,6 +84,32 @@ def mapping_version() -> str:
         if entry.is_file():
             digest.update(name.encode() + b"\0" + entry.read_bytes())
     return digest.hexdigest()[:16]
+
+
+def graph_version() -> str:
+    """A hash of all the code a graph is made by: the facts' and the fold's."""
+    return mapping_version((*VERSIONED_PACKAGES, "graph"))
+
+
+def up_to_date(warehouse: str | Path) -> dict | None:
+    """The last build's log when the graph it wrote is still what a build would write now: no
+    event stored since (the events' row count is the one it built from; ingest only appends),
+    the same code, an aliases file no newer than it. ``weekly`` then skips the build."""
+    import json
+
+    import pyarrow.dataset as ds
+
+    wh = Warehouse.at(warehouse)
+    logs = sorted(wh.builds.glob("*.json")) if wh.builds.is_dir() else []
+    if not logs or not all(Warehouse.has_data(p) for p in (wh.events, wh.vertices, wh.edges)):
+        return None
+    last = json.loads(logs[-1].read_text())
+    if last.get("graph_version") != graph_version():
+        return None
+    if wh.aliases.is_file() and wh.aliases.stat().st_mtime > logs[-1].stat().st_mtime:
+        return None
+    stored = ds.dataset(str(wh.events), format="parquet", partitioning="hive").count_rows()
+    return last if stored == last.get("events") else None
 
 
 def _python_files(folder: Traversable, prefix: str) -> Iterator[tuple[str, Traversable]]:
@@ -236,6 +263,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             edges_by_relationship=by_rel,
             error_examples=examples,
             aliases=alias_count,
+            graph_version=graph_version(),
         )
         facts.unpersist()
         result.log(graph_txn.append(wh.builds))

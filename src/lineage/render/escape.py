@@ -59,9 +59,9 @@ def html_text(text: str) -> Markup:
     return Markup(html.escape(visible(str(text)), quote=True))
 
 
-MARKDOWN_PLAIN = re.compile(r"[A-Za-z0-9 +\-.,/:]*")
+MARKDOWN_PLAIN = re.compile(r"[A-Za-z0-9 +\-.,;/:()]*")
 """Text that is the same in Markdown as written, when not a URL (``://``, ``www.``): letters,
-digits, spaces and the punctuation of dates, times, counts and dotted names."""
+digits, spaces and the punctuation of dates, times, counts, sentences and dotted names."""
 
 
 def markdown(text: str) -> str:

@@ -163,8 +163,11 @@ class SourceHealth(_Model):
     unknown_kind: int  # accepted as generic activity of unknown kind
     quarantined: int  # quarantined records in the warehouse for this source (all time: they carry no date)
     implausible_time: int = 0  # stored events with a time before 2000 or over a day after their ingest (all time)
-    expected_daily: bool  # active most days: a day without events is a gap
-    gaps: list[str]  # days of the window without events, when expected_daily
+    expected_daily: bool  # active on most days of its history: a day without events is a gap
+    gaps: list[str]  # days of the window without events or under a tenth of the usual volume, when expected_daily
+    low_days: list[str] = []  # the gaps that had events, but under a tenth of usual_daily
+    usual_daily: int = 0  # median events on the active days of the source's history (report/health.py)
+    last_day: str | None = None  # the last day with events from this source, up to the window's end
 
 
 class UnknownKind(_Model):
@@ -185,6 +188,7 @@ class InputHealth(_Model):
     gaps: int  # source-days without events (exit status 3 when > 0)
     unknown_kinds: list[UnknownKind] = []  # most frequent first
     implausible_time: int = 0  # stored events with an implausible time, all sources (all time)
+    alerts: list[str] = []  # one sentence per source with gaps, for the headline ("no dataworks events since ...")
 
 
 class Report(_Model):
