@@ -205,3 +205,18 @@ def test_the_demo_report_ranks_what_breaks_first_and_a_grant_is_not_a_break(demo
     ranked = blast_radius(change_rows(demo_warehouse, "2024-07-01", "2024-07-08"),
                           TemporalGraph.from_warehouse(demo_warehouse))
     assert [c["change_id"] for c in top] == [r.change_id for r in ranked[:10]]
+
+
+def test_the_full_stream_answers_as_the_ranking_even_across_chunks(tmp_path, monkeypatch):
+    """``blast-radius --full`` evaluates in chunks: changes of one instant attributed together."""
+    from lineage.analysis import blast
+
+    vertices = [{"id": i, "label": LABELS[i], "first_seen": T0} for i in (SRC, ALICE, BOB, ERIN, GINA)]
+    edges = [edge(u, "CAN_ACCESS", SRC, start=T1) for u in (ALICE, BOB, ERIN, GINA)]
+    changes = [change(f"unnamed-{n}", SRC, "permission_change", T1) for n in range(4)]
+    warehouse = write_graph(tmp_path, vertices, edges, changes)
+    graph = TemporalGraph.from_warehouse(warehouse)
+    monkeypatch.setattr(blast, "CHUNK", 1)
+    streamed = [r.to_json() for r in blast.blast_stream(change_rows(warehouse), graph)]
+    assert streamed == [r.to_json() for r in blast_radius(change_rows(warehouse), graph)]
+    assert sum(r["affected_count"] for r in streamed) == 4

@@ -193,12 +193,14 @@ def rank_key(impact: ChangeImpact) -> tuple[Any, ...]:
 
 def evaluate(
     changes: Sequence[Mapping[str, Any]], traversal: Traversal, *, max_depth: int | None = None,
-    limit: int | None = None,
+    limit: int | None = None, plans: Sequence["effects_of.Plan"] | None = None,
 ) -> list[ChangeImpact]:
-    """Every change's impact, in the order given: its plan (``lineage.analysis.effects``), then one
-    traversal for all break walks (the breaks' first ``limit`` affected kept; a restriction's walk
-    whole, as its score needs it behind its jobs)."""
-    plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
+    """Every change's impact, in the order given: its plan (``lineage.analysis.effects``; planned
+    here unless given, as changes at one instant are attributed together), then one traversal for
+    all break walks (the breaks' first ``limit`` affected kept; a restriction's walk whole, as its
+    score needs it behind its jobs)."""
+    if plans is None:
+        plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
     out: list[ChangeImpact | None] = [None] * len(changes)
     breaks = [i for i, p in enumerate(plans) if p.effect == BREAKS]
     for n, found in traversal.impacts([query_of(changes[i]) for i in breaks], max_depth=max_depth, limit=limit,
@@ -235,11 +237,14 @@ def blast_stream(
     (counts only), a second evaluates the changes again in rank order, ``CHUNK`` at a time, so
     memory holds one chunk of answers, not the whole output."""
     changes = list(changes)
-    ranked = blast_radius(changes, traversal, max_depth=max_depth, affected_limit=0)
-    by_id = {c["change_id"]: c for c in changes}
+    plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
+    ranked = sorted(evaluate(changes, traversal, max_depth=max_depth, limit=0, plans=plans), key=rank_key)
+    by_id = {c["change_id"]: (c, p) for c, p in zip(changes, plans)}
     ordered = [by_id[r.change_id] for r in ranked]
     for first in range(0, len(ordered), CHUNK):
-        yield from evaluate(ordered[first:first + CHUNK], traversal, max_depth=max_depth, limit=None)
+        chunk = ordered[first:first + CHUNK]
+        yield from evaluate([c for c, _ in chunk], traversal, max_depth=max_depth, limit=None,
+                            plans=[p for _, p in chunk])
 
 
 def _time_key(moment: datetime | None) -> tuple[bool, float]:

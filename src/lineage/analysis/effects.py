@@ -55,6 +55,10 @@ LOOKBACK = timedelta(days=7)
 the change (a daily or weekly schedule)."""
 NEVER = 2**63 - 1  # an open end (or no last_seen) in microseconds
 PRINCIPAL_LABELS = frozenset({"User", "Role"})
+READS, GRANTS, TAGGED = "READS", "CAN_ACCESS", "TAGGED"
+EFFECT_RELATIONSHIPS: tuple[str, ...] = tuple(sorted(
+    {r.relationship for r in (*ACCESS_RULES, *OWNER_RULES, *SENSITIVE_SPREAD)} | set(RUNS) | {READS, GRANTS, TAGGED}))
+"""Every relationship the effects read: what an engine keeps at hand for :meth:`Neighbourhood.edge_rows`."""
 
 
 @dataclass(frozen=True)
@@ -272,7 +276,7 @@ def _sensitive(graph: Neighbourhood, changes: Sequence[Mapping[str, Any]], plans
     exposing = [i for i, p in plans.items() if p.effect == EXPOSES and not p.sensitive]
     if not exposing:
         return
-    rows = graph.edge_rows({changes[i]["entity_id"] for i in exposing}, ["TAGGED"], by="src")
+    rows = graph.edge_rows({changes[i]["entity_id"] for i in exposing}, [TAGGED], by="src")
     rule = Sensitivity()
     for i in exposing:
         tags = [s.dst for s in rows if s.src == changes[i]["entity_id"] and _valid(s, after[i])]
@@ -290,11 +294,11 @@ def _failing(graph: Neighbourhood, changes: Sequence[Mapping[str, Any]], plans: 
     if not users:
         return
     entities = {changes[i]["entity_id"] for i in restricting}
-    granted = graph.edge_rows(entities, ["CAN_ACCESS"], by="src")  # what a role (or a user) was granted
+    granted = graph.edge_rows(entities, [GRANTS], by="src")  # what a role (or a user) was granted
     ran = graph.edge_rows(users, RUNS, by="src")
     labels = graph.vertex_labels({s.dst for s in ran})
     runnable = {s.dst for s in ran if labels.get(s.dst) in RUNNABLE_LABELS}
-    reads = graph.edge_rows(runnable, ["READS"], by="src")
+    reads = graph.edge_rows(runnable, [READS], by="src")
     window = int(lookback.total_seconds() * 1_000_000)
     for i in restricting:
         moment = before[i]

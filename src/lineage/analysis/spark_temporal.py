@@ -31,9 +31,6 @@ if TYPE_CHECKING:
 
     from lineage.analysis.effects import Step
 
-EFFECT_RELATIONSHIPS = ("CAN_ACCESS", "HAS_ROLE", "MEMBER_OF", "OWNS", "READS", "FEEDS", "TAGGED")
-"""The relationships the effects of a change read (``lineage.analysis.effects``), kept apart."""
-
 
 def _bound(frame: "DataFrame", name: str, *, start: bool) -> "Column":
     from pyspark.sql import functions as F
@@ -56,6 +53,8 @@ class SparkTraversal:
 
     def __init__(self, vertices: "DataFrame", edges: "DataFrame") -> None:
         from pyspark.sql import functions as F
+
+        from lineage.analysis.effects import EFFECT_RELATIONSHIPS
 
         self.spark: SparkSession = vertices.sparkSession
         label = F.col("label") if "label" in vertices.columns else F.lit(None).cast("string")
