@@ -73,7 +73,6 @@ def test_blast_radius_json_says_each_change_s_effect(demo_warehouse):
     assert all("effect" in change for change in doc["changes"])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 33 (open): `lineage hygiene` is not built yet")
 def test_hygiene_json_keeps_the_contract(demo_warehouse):
     doc = cli("hygiene", "--warehouse", demo_warehouse, "--as-of", AS_OF, "--engine", "local", "--json")
     has(doc, {"as_of", "unused", "cycles", "islands", "importance"}, "hygiene")

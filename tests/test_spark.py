@@ -39,3 +39,32 @@ def test_missing_java_is_a_clear_setup_error(monkeypatch, tmp_path):
     monkeypatch.delenv("JAVA_HOME", raising=False)
     with pytest.raises(factory.SetupError, match="Java is required.*openjdk-17"):
         factory.check_java()
+
+
+@pytest.mark.parametrize("graphframes, spark_version, scala", [
+    ("/cache/jars/graphframes-0.8.2-spark3.1-s_2.12.jar", "4.0.0", "2.13.14"),  # Spark 4 is Scala 2.13
+    ("graphframes:graphframes:0.8.3-spark3.5-s_2.12", "3.4.1", "2.12.17"),  # built for a newer Spark
+    ("/cache/jars/graphframes-0.8.2-spark3.1-s_2.12.jar", "3.5.9", "2.13.8"),  # a Scala 2.13 build of Spark 3.5
+])
+def test_a_graphframes_build_that_does_not_fit_the_running_spark_names_both(graphframes, spark_version, scala):
+    from lineage.spark import SetupError, check_graphframes
+
+    with pytest.raises(SetupError) as error:
+        check_graphframes(graphframes, spark_version, scala)
+    assert graphframes in str(error.value) and spark_version in str(error.value) and scala in str(error.value)
+
+
+def test_the_graphframes_builds_we_ship_and_recommend_fit_spark_3_5():
+    from lineage.spark import GRAPHFRAMES_JAR, check_graphframes
+
+    check_graphframes(f"/cache/jars/{GRAPHFRAMES_JAR}", "3.5.9", "2.12.18")
+    check_graphframes("graphframes:graphframes:0.8.3-spark3.5-s_2.12", "3.5.1", "2.12.18")
+    check_graphframes("/opt/jars/graphframes-renamed.jar", "3.5.9", "2.12.18")  # says no build: loaded, not judged
+
+
+@pytest.mark.spark
+def test_the_session_s_graphframes_jar_was_checked_at_start(spark):
+    from lineage.spark import verify_graphframes
+
+    assert "graphframes" in spark.sparkContext.getConf().get("spark.jars", "")
+    verify_graphframes(spark)  # the running session passes the start-up check it was made with

