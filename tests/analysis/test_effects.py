@@ -196,12 +196,19 @@ def test_the_demo_report_ranks_what_breaks_first_and_a_grant_is_not_a_break(demo
     result = CliRunner().invoke(main, ["report", "--warehouse", str(demo_warehouse), "--out", str(tmp_path),
                                        "--week", "2024-W27", "--engine", "local"])
     assert result.exit_code == 0, result.output
-    top = json.loads((tmp_path / "2024-W27" / "report.json").read_text())["changes"][:10]
+    doc = json.loads((tmp_path / "2024-W27" / "report.json").read_text())
+    top = doc["changes"][:10]
     effects = [c["effect"] for c in top]
     assert effects[:2] == [BREAKS, BREAKS] and BREAKS not in effects[2:]
     assert [c["kind"] for c in top[:2]] == ["schema_change", "drop"]
     grants = [c for c in top if c["kind"] == "permission_change" and c["effect"] == EXPOSES]
     assert grants and all(set(c["summary"]) <= {"User", "Role"} for c in grants)
+    # a grant's people are its principals and the data's owners, not everyone who reads the table
+    assert all(c["readers"] == [] for c in grants)
+    figures = {f["key"]: f["value"] for f in doc["headline"]}
+    for effect in (BREAKS, EXPOSES, RESTRICTS, NOTIFIES):
+        assert figures[effect] == sum(c["effect"] == effect for c in doc["changes"]), effect
+    assert figures[BREAKS] == 2 and figures[RESTRICTS] == 2
     ranked = blast_radius(change_rows(demo_warehouse, "2024-07-01", "2024-07-08"),
                           TemporalGraph.from_warehouse(demo_warehouse))
     assert [c["change_id"] for c in top] == [r.change_id for r in ranked[:10]]

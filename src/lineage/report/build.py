@@ -8,6 +8,7 @@ from pathlib import Path
 from lineage.analysis.api import blast
 from lineage.analysis.blast import ChangeImpact
 from lineage.analysis.engine import choose_engine
+from lineage.analysis.rules import EFFECTS
 from lineage.report import changes as changes_section
 from lineage.report import drift, health, operations
 from lineage.report.context import Context, iso
@@ -18,6 +19,11 @@ TREND_WINDOWS = 8
 HEADLINE: tuple[tuple[str, str], ...] = (
     ("changes", "changes"),
     ("high_impact", "high-impact changes"),
+    ("breaks", "changes that may break data"),
+    ("exposes", "changes that gave access"),
+    ("restricts", "changes that took access away"),
+    ("may_fail", "nodes and jobs that may fail"),
+    ("notifies", "changes to tell people about"),
     ("affected_tables", "affected tables"),
     ("people", "people to tell"),
     ("grants_opened", "grants added"),
@@ -40,6 +46,8 @@ def figures(ctx: Context, window: Window, ranked: list[ChangeImpact]) -> dict[st
     return {
         "changes": len(ranked),
         "high_impact": sum(c.score >= changes_section.HIGH_IMPACT_SCORE for c in ranked),
+        **{effect: sum(c.effect == effect for c in ranked) for effect in EFFECTS},
+        "may_fail": len({job for c in ranked for job in c.may_fail}),
         "affected_tables": len({a.id for c in ranked for a in c.affected if a.label == "Table"}),
         "people": len(changes_section.people(ctx, ranked, read)),
         "grants_opened": grants["opened"],

@@ -14,6 +14,7 @@ from typing import Iterable
 
 from lineage.analysis.people import OWNS, owners_at, readers_at
 from lineage.analysis.blast import BEFORE, ChangeImpact, weight
+from lineage.analysis.rules import BREAKS, NOTIFIES
 from lineage.report.context import Context, iso
 from lineage.report.model import Asset, Change, GraphEdge, GraphNode, ImpactGraph, Person
 
@@ -34,11 +35,13 @@ def owners(ctx: Context, impact: ChangeImpact) -> list[str]:
 
 
 def readers(ctx: Context, impact: ChangeImpact) -> dict[str, list[str]]:
-    """Principal -> affected (or changed) tables they could read one instant before the change."""
+    """Principal -> affected tables (and the changed one, for a break) they could read one instant
+    before the change: a grant's or an owner change's people are its affected principals and
+    owners, not everyone who reads the table."""
     if impact.time is None:
         return {}
     snap = ctx.snapshot(impact.time - BEFORE)
-    tables = [impact.entity_id] if impact.entity_label == "Table" else []
+    tables = [impact.entity_id] if impact.entity_label == "Table" and impact.effect == BREAKS else []
     tables += [a.id for a in impact.affected if a.label == "Table"]
     return {pid: sorted(found) for pid, found in readers_at(snap, tables).items()}
 
@@ -78,6 +81,11 @@ def people(ctx: Context, ranked: list[ChangeImpact], read: dict[str, dict[str, l
                 reasons[edge.src].add("owner")
                 changes[edge.src].add(impact.change_id)
                 assets[edge.src].add(asset)
+        if impact.effect == NOTIFIES:  # its affected people are the owners, old and new
+            for owner in (a.id for a in impact.affected if a.label == "User"):
+                reasons[owner].add("owner")
+                changes[owner].add(impact.change_id)
+                assets[owner].add(impact.entity_id)
         for pid, tables in read.get(impact.change_id, {}).items():
             reasons[pid].add("reader")
             changes[pid].add(impact.change_id)
