@@ -385,7 +385,7 @@ def repair(warehouse: Path, wait: float) -> None:
 
 @main.group("export")
 def export_group() -> None:
-    """Send the built graph to a graph database."""
+    """Send the built graph to a graph database, or its job runs to an OpenLineage consumer."""
 
 
 @export_group.command("neo4j")
@@ -474,6 +474,43 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
     if result.partial:
         _say_rejected(result.rejections)
         sys.exit(PARTIAL)
+
+
+@export_group.command("openlineage")
+@click.option("--warehouse", required=True, type=click.Path(path_type=Path), help="Warehouse directory.")
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="Write the events to this JSON Lines file.")
+@click.option("--url", metavar="http(s)://HOST/api/v1/lineage", help="POST the events to this OpenLineage endpoint.")
+@click.option("--since", metavar="ISO", help="Events at or after this time.")
+@click.option("--until", metavar="ISO", help="Events before this time.")
+@click.option("--api-key-env", default="OPENLINEAGE_API_KEY", show_default=True, metavar="VAR",
+              help="Environment variable holding the endpoint's bearer token (unset: no Authorization header).")
+@click.option("--retry-seconds", type=click.FloatRange(0, 3600), default=60.0, show_default=True,
+              help="How long to retry an unreachable or failing endpoint before stopping (a re-run resumes).")
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
+def export_openlineage(warehouse: Path, out: Path | None, url: str | None, since: str | None, until: str | None,
+                       api_key_env: str, retry_seconds: float, as_json: bool) -> None:
+    """Every job run of the graph as OpenLineage RunEvents, to a file or an endpoint (see README).
+    Exits 3 when the endpoint refused some events (named on stderr; a re-run sends them again)."""
+    from lineage.export.openlineage import export_file, export_http
+
+    if (out is None) == (url is None):
+        raise click.UsageError("give one of --out FILE or --url URL")
+    if out is not None:
+        result = export_file(warehouse, out, since=since, until=until)
+    else:
+        with _export_progress(not as_json) as progress:
+            result = export_http(warehouse, url, since=since, until=until, token_env=api_key_env,
+                                 retry_seconds=retry_seconds, progress=progress)
+    if as_json:
+        click.echo(json.dumps(result.to_json()))
+    else:
+        say(f"export openlineage: {result.runs} run(s), {result.events} event(s): {result.sent} sent, "
+            f"{result.skipped} already acknowledged, {result.failed} refused -> {result.target}")
+    for failure in result.failures[:REJECTED_SHOWN]:
+        say(f"export openlineage: refused {failure['event']} of {terminal(failure['run'], 120)}: "
+            f"{terminal(failure['reason'], 300)}")
+    if result.failed:
+        sys.exit(3)
 
 
 REJECTED_SHOWN = 10
