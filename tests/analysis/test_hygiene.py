@@ -188,3 +188,29 @@ def test_derive_feeds_keeps_the_self_loop(spark):
     frame = spark.createDataFrame([{**r, "properties": dict(r["properties"])} for r in rows], EDGES.struct())
     feeds = {(r["src"], r["dst"]) for r in derive_feeds(frame).collect()}
     assert feeds == {(tab("s"), tab("s")), (tab("s"), tab("t"))}
+
+
+def test_the_generators_planted_pipelines_are_found(generated):
+    """`lineage hygiene --json` on the generated platform, against the generator's truth
+    (truth/hygiene.json, from what it generated): every planted unused table, cycle and island
+    found; the unused tables and cycles are exactly the truth's (tables nothing reads, the planted
+    loop, the tables one job reads and writes)."""
+    from click.testing import CliRunner
+
+    from lineage.cli import main
+
+    truth = json.loads((generated.truth / "hygiene.json").read_text())
+    ran = CliRunner().invoke(main, ["hygiene", "--warehouse", str(generated.warehouse), "--as-of", truth["as_of"],
+                                    "--unused-days", str(truth["window_days"]), "--engine", "local", "--json"])
+    assert ran.exit_code == 0, ran.output
+    found = json.loads(ran.stdout)
+    unused = sorted(u["id"] for u in found["unused"])
+    cycles = sorted(c["tables"] for c in found["cycles"])
+    islands = [i["tables"] for i in found["islands"]]
+    planted = truth["planted"]
+    assert planted["unused"] and planted["cycles"] and planted["islands"]
+    assert set(planted["unused"]) <= set(unused)
+    assert all(c in cycles for c in planted["cycles"])
+    assert all(i in islands for i in planted["islands"])
+    assert unused == truth["unused"]
+    assert cycles == truth["cycles"]

@@ -100,7 +100,8 @@ def test_layers_and_power_law_fan_in(generated):
     tables = _rows(generated.truth, "tables")
     layers = Counter(t["layer"] for t in tables)
     assert list(layers) == ["ods", "dim", "dwd", "dws", "ads", "rpt"] and min(layers.values()) >= 2
-    assert len(tables) == GENERATED_TABLES
+    assert sum(not t["planted"] for t in tables) == GENERATED_TABLES  # and the planted pipelines (model.PLANTED)
+    assert sum(bool(t["planted"]) for t in tables) == sum(len(members) for _, members in model.PLANTED)
     readers = sorted((int(t["readers"]) for t in tables), reverse=True)
     assert readers[0] >= 8, "a hub table read by many nodes"
     assert sum(r == 0 for r in readers) >= len(readers) // 3, "most tables are read by few or none"

@@ -77,27 +77,23 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
     counts = Counts()
     recorder = truth.Truth(root, platform)
     setup = plan.setup(platform)
+    planted_setup = plan.planted_setup(platform)
     state = plan.initial_state(platform, setup)
     for index in range(days):
         day = plan.plan_day(platform, state, index)
         if index == 0:
             day.intents[:0] = setup
+        # the planted pipelines (model.plant) are written last, with their own ids: every file's
+        # records before them are what they are without them
+        planted = plan.Day(index, day.date, day.planted, (planted_setup if index == 0 else []) + day.planted_intents)
         recorder.day(day)
+        recorder.day(planted)
         files = _writers(root, day.date, counts, seed)
         if foreign_share:
             foreign_ids = Ids(f"{seed}:foreign:{index}")
             files["maxcompute"] = maxcompute.SharedTrail(files["maxcompute"], foreign_ids, foreign_share)
-        ids = {source: Ids(f"{seed}:{source}:{index}") for source in ("dataworks", "maxcompute", "dataphin", "datahub")}
-        for doc in dataworks.runs(platform, ids["dataworks"], day):
-            files["dataworks"].write(doc, doc["data"]["eventCode"])
-        for doc in maxcompute.jobs(platform, ids["maxcompute"], day):
-            files["maxcompute"].write(doc, doc["eventName"])
-        for intent in day.intents:
-            source, render = RENDERERS[intent.kind]
-            doc = render(platform, ids[source], intent)
-            target = "dataworks_fc" if intent.kind in dataworks.FC_KINDS else source
-            kind = intent.kind if source in ("dataworks", "dataphin") else _kind(doc, f"{doc.get('category')}:{doc.get('operation')}")
-            files[target].write(doc, kind)
+        _render(platform, files, f"{seed}", day)
+        _render(platform, files, f"{seed}:hygiene", planted)
         for handle in files.values():
             handle.close()
         if progress:
@@ -109,6 +105,21 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
         "counts": counts.as_json(), "interesting": interesting(platform, recorder),
     })
     return Result(root, sum(counts.records.values()), len(counts.files), summary)
+
+
+def _render(platform: model.Platform, files: dict[str, Any], stream: str, day: plan.Day) -> None:
+    """Write one day's runs and intents; ``stream`` seeds the event ids (one per source and day)."""
+    ids = {source: Ids(f"{stream}:{source}:{day.index}") for source in ("dataworks", "maxcompute", "dataphin", "datahub")}
+    for doc in dataworks.runs(platform, ids["dataworks"], day):
+        files["dataworks"].write(doc, doc["data"]["eventCode"])
+    for doc in maxcompute.jobs(platform, ids["maxcompute"], day):
+        files["maxcompute"].write(doc, doc["eventName"])
+    for intent in day.intents:
+        source, render = RENDERERS[intent.kind]
+        doc = render(platform, ids[source], intent)
+        target = "dataworks_fc" if intent.kind in dataworks.FC_KINDS else source
+        kind = intent.kind if source in ("dataworks", "dataphin") else _kind(doc, f"{doc.get('category')}:{doc.get('operation')}")
+        files[target].write(doc, kind)
 
 
 def interesting(platform: model.Platform, recorder: truth.Truth) -> dict[str, str]:

@@ -117,6 +117,7 @@ class TableSpec:
     pii: bool = False
     node: int | None = None  # the node writing it
     readers: int = 0  # how many nodes read it (filled while picking inputs)
+    planted: str = ""  # PLANTED group it belongs to ("" for the platform's own tables)
 
     @property
     def id(self) -> str:
@@ -142,6 +143,7 @@ class NodeSpec:
     style: str = "plain"  # STYLES: how a SQL kind does its work
     preamble: str = "none"  # PREAMBLES
     epilogue: str = "none"  # EPILOGUES
+    planted: bool = False  # a node of a PLANTED group (planned on its own random stream)
 
     @property
     def id(self) -> str:
@@ -161,6 +163,7 @@ class Platform:
     baselines: dict[int, str]
     by_name: dict[str, TableSpec] = field(default_factory=dict)
     guests: list[Guest] = field(default_factory=guests)
+    planted: dict[str, list[tuple[int, ...]]] = field(default_factory=dict)  # plant(): kind -> groups of tables
 
     def day(self, index: int) -> datetime:
         return self.start + timedelta(days=index)
@@ -270,8 +273,59 @@ def build(seed: int, tables: int, days: int, start: datetime) -> Platform:
         roles.append((project, "role_reader", tuple(rng.sample(in_project, min(6, len(in_project))))))
         roles.append((project, "role_developer", ()))
     platform = Platform(seed, start, days, specs, nodes, people, roles, flows, baselines)
-    platform.by_name = {s.name: s for s in specs}
+    plant(platform)
+    platform.by_name = {s.name: s for s in platform.tables}
     return platform
+
+
+PLANTED_FLOW = 41000 + len(DOMAINS)
+"""The workflow of the planted pipelines (after every domain's: the others' DAG ids are unchanged)."""
+PLANTED: tuple[tuple[str, tuple[tuple[str, str, tuple[int, ...]], ...]], ...] = (
+    # (group kind, tables: (layer, name word, indexes within the group of the tables its node reads))
+    ("unused", (("ods", "legacy", ()),)),
+    ("unused", (("ods", "legacy", ()), ("dws", "legacy", (0,)))),
+    ("cycle", (("ods", "loop", ()), ("dws", "loop", (0, 2)), ("ads", "loop", (1,)))),
+    ("island", (("ods", "sandbox", ()), ("dwd", "sandbox", (0,)), ("ads", "sandbox", (1,)))),
+)
+"""The pipelines ``lineage hygiene`` must find (issue 33), each apart from the platform and the
+others: a legacy sync written daily and read by nothing; a legacy sync whose daily aggregate is
+read by nothing; a stock table and its report feeding each other (dws -> ads -> dws: a cycle);
+a sandbox pipeline whose report only its owner downloads (an island). Every group is an island."""
+
+
+def plant(platform: Platform) -> None:
+    """Append the PLANTED pipelines' tables and nodes to the platform, from their own random
+    stream: the platform's own tables, nodes and people are what they were without them."""
+    rng = random.Random(f"{platform.seed}:hygiene")
+    engineers = [p.index for p in platform.people if p.role == "engineer"] or [0]
+    used = {t.name for t in platform.tables}
+    order = [layer for layer, _, _ in LAYERS]
+    projects = {layer: project for layer, _, project in LAYERS}
+    platform.flows[PLANTED_FLOW] = "wf_legacy"
+    for kind, members in PLANTED:
+        domain, entity, owner = rng.choice(DOMAINS), rng.choice(ENTITIES), rng.choice(engineers)
+        group: list[int] = []
+        for layer, word, _ in members:
+            base = "_".join(part for part in (layer, word, domain, entity, SUFFIX[layer]) if part)
+            name, n = base, 1
+            while name in used:
+                n += 1
+                name = f"{base}_{n}"
+            used.add(name)
+            group.append(len(platform.tables))
+            platform.tables.append(TableSpec(len(platform.tables), layer, projects[layer], name, domain, entity,
+                                             owner, planted=kind))
+        for index, (layer, _, reads) in zip(group, members):
+            inputs = tuple(group[r] for r in reads)
+            name = platform.tables[index].name + ("_sync" if not inputs else "_etl")
+            node = NodeSpec(700_200_000 + len(platform.nodes), name, "insert" if inputs else "nosql", (index,),
+                            inputs, owner, PLANTED_FLOW, None, minute=30 + 40 * order.index(layer) + rng.randrange(30),
+                            planted=True)
+            platform.tables[index].node = len(platform.nodes)
+            for i in inputs:
+                platform.tables[i].readers += 1
+            platform.nodes.append(node)
+        platform.planted.setdefault(kind, []).append(tuple(group))
 
 
 def _hashed(name: str, salt: str, table: tuple[tuple[str, int], ...]) -> str:
@@ -304,5 +358,5 @@ def _assign_styles(nodes: list[NodeSpec]) -> None:
 
 
 def hub(platform: Platform) -> TableSpec:
-    """The table most nodes read."""
-    return max(platform.tables, key=lambda t: (t.readers, -t.index))
+    """The table most nodes read (of the platform's own)."""
+    return max((t for t in platform.tables if not t.planted), key=lambda t: (t.readers, -t.index))

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from lineage.generate.model import LAYERS, Platform, hub
+from lineage.generate.model import LAYERS, Platform, TableSpec, hub
 
 FAILURE_RATE = 0.012
 """Share of daily runs that fail (a MaxCompute job Failed, the DataWorks instance status 5)."""
@@ -73,7 +73,7 @@ def setup(platform: Platform) -> list[Intent]:
         if allowed:
             out.append(Intent(_at(day, 2), "PutRolePolicy", {"project": project, "role": role, "tables": allowed,
                                                             "actor": admin}))
-    for table in platform.tables:
+    for table in own_tables(platform):
         out.append(Intent(_at(day, 3), "CreateTable", {"table": table.index, "actor": table.owner}))
         out.append(Intent(_at(day, 4), "dh_owner", {"table": table.index, "person": table.owner, "op": "ADD"}))
         out.append(Intent(_at(day, 4), "dh_domain", {"table": table.index}))
@@ -84,8 +84,9 @@ def setup(platform: Platform) -> list[Intent]:
             term = "CustomerData" if table.entity in ("user", "member", "address") else f"{table.domain.title()}Metric"
             out.append(Intent(_at(day, 4), "dh_term", {"table": table.index, "term": term}))
     for n, node in enumerate(platform.nodes):
-        out.append(Intent(_at(day, 6), "node-change-created", {"node": n, "actor": node.owner}))
-    for table in platform.tables:
+        if not node.planted:
+            out.append(Intent(_at(day, 6), "node-change-created", {"node": n, "actor": node.owner}))
+    for table in own_tables(platform):
         if table.layer in ("dwd", "dws", "ads") and rng.random() < QUALITY_SHARE:
             rule_ids = []
             for n in range(rng.choice((1, 1, 2))):
@@ -101,6 +102,25 @@ def setup(platform: Platform) -> list[Intent]:
         for table in (t for t in platform.tables if t.pii):
             out.append(Intent(_at(day, 8), "GrantLabel", {"table": table.index, "person": person, "level": 2,
                                                           "days": None, "actor": admin}))
+    return out
+
+
+def own_tables(platform: Platform) -> list[TableSpec]:
+    """The platform's own tables, not the planted pipelines' (``model.plant``)."""
+    return [t for t in platform.tables if not t.planted]
+
+
+def planted_setup(platform: Platform) -> list[Intent]:
+    """Day 0 of the planted pipelines: their tables, owners, domains and nodes (no random draw)."""
+    day = platform.day(0)
+    out: list[Intent] = []
+    for table in (t for t in platform.tables if t.planted):
+        out.append(Intent(_at(day, 3), "CreateTable", {"table": table.index, "actor": table.owner}))
+        out.append(Intent(_at(day, 4), "dh_owner", {"table": table.index, "person": table.owner, "op": "ADD"}))
+        out.append(Intent(_at(day, 4), "dh_domain", {"table": table.index}))
+    for n, node in enumerate(platform.nodes):
+        if node.planted:
+            out.append(Intent(_at(day, 6), "node-change-created", {"node": n, "actor": node.owner}))
     return out
 
 
@@ -147,6 +167,8 @@ class Day:
     date: datetime
     runs: list[NodeDay]
     intents: list[Intent]
+    planted: list[NodeDay] = field(default_factory=list)  # the planted pipelines' runs (``model.plant``)
+    planted_intents: list[Intent] = field(default_factory=list)
 
 
 def _job_id(moment: datetime, node: int, attempt: int) -> str:
@@ -162,7 +184,7 @@ def plan_day(platform: Platform, state: State, index: int) -> Day:
     intents: list[Intent] = []
     flow_dags = {flow: 500_000_000_000 + index * 1000 + n for n, flow in enumerate(sorted(platform.flows))}
     for n, node in enumerate(platform.nodes):
-        if n in state.deleted_nodes:
+        if n in state.deleted_nodes or node.planted:
             continue
         waiting = _at(day, node.minute + rng.random())
         begin = waiting + timedelta(minutes=1 + rng.random() * 4)
@@ -188,7 +210,28 @@ def plan_day(platform: Platform, state: State, index: int) -> Day:
     intents += _guest_approvals(platform, state, index)
     if day.weekday() == CHANGE_WEEKDAY and index > 0:
         intents += _changes(platform, state, rng, day)
-    return Day(index, day, runs, intents)
+    planted, planted_intents = _planted_day(platform, index, flow_dags)
+    return Day(index, day, runs, intents, planted, planted_intents)
+
+
+def _planted_day(platform: Platform, index: int, flow_dags: dict[int, int]) -> tuple[list[NodeDay], list[Intent]]:
+    """The planted pipelines' day, on their own random stream (the rest of the plan is unchanged):
+    every node runs and succeeds; the island's report is downloaded by its owner."""
+    rng = random.Random(f"{platform.seed}:hygiene:{index}")
+    day = platform.day(index)
+    runs = []
+    for n, node in enumerate(platform.nodes):
+        if not node.planted:
+            continue
+        waiting = _at(day, node.minute + rng.random())
+        begin = waiting + timedelta(minutes=1 + rng.random() * 4)
+        end = begin + timedelta(minutes=2 + rng.random() * 20)
+        runs.append(NodeDay(n, 4_600_000_000 + index * 1_000_000 + n, flow_dags[node.flow], waiting,
+                            [Run(_job_id(begin, n, 0), begin, end, True)]))
+    intents = [Intent(_at(day, 8 * 60 + rng.random() * 10 * 60), "DownloadTable",
+                      {"person": platform.table(group[-1]).owner, "table": group[-1]})
+               for group in platform.planted.get("island", ())]
+    return runs, intents
 
 
 GUEST_APPROVAL = 529_000_000
@@ -214,7 +257,7 @@ def _guest_approvals(platform: Platform, state: State, index: int) -> list[Inten
 
 
 def _live_tables(platform: Platform, state: State) -> list[int]:
-    return [t.index for t in platform.tables if t.index not in state.dropped]
+    return [t.index for t in platform.tables if t.index not in state.dropped and not t.planted]
 
 
 def _access(platform: Platform, state: State, rng: random.Random, day: datetime) -> list[Intent]:
@@ -289,7 +332,7 @@ def _changes(platform: Platform, state: State, rng: random.Random, day: datetime
     """The weekly release: schema changes, field removals, deprecations, drops, node updates/deletions."""
     out: list[Intent] = []
     live = _live_tables(platform, state)
-    n = len(platform.tables)
+    n = len(own_tables(platform))
     hub_index = hub(platform).index
 
     def when() -> datetime:
@@ -320,8 +363,9 @@ def _changes(platform: Platform, state: State, rng: random.Random, day: datetime
         out.append(Intent(moment, "node-change-deleted", {"node": node, "actor": owner}))
         out.append(Intent(moment + timedelta(minutes=5), "DropTable", {"table": table, "actor": owner}))
         out.append(Intent(moment + timedelta(minutes=6), "dh_lifecycle", {"table": table, "person": owner}))
-    alive = [i for i in range(len(platform.nodes)) if i not in state.deleted_nodes]
-    for node in rng.sample(alive, min(len(alive), max(1, len(platform.nodes) // 50))):
+    own = [i for i, node in enumerate(platform.nodes) if not node.planted]
+    alive = [i for i in own if i not in state.deleted_nodes]
+    for node in rng.sample(alive, min(len(alive), max(1, len(own) // 50))):
         out.append(Intent(when(), "node-change-updated", {"node": node, "actor": platform.nodes[node].owner}))
         _add_input(platform, state, rng, node)
     if rng.random() < 0.5:
@@ -340,7 +384,7 @@ def _add_input(platform: Platform, state: State, rng: random.Random, n: int) -> 
         return
     layers = [layer for layer, _, _ in LAYERS]
     below = layers[: layers.index(platform.table(node.targets[0]).layer)]
-    candidates = [t for t in platform.tables if t.layer in below and t.index not in node.inputs
+    candidates = [t for t in own_tables(platform) if t.layer in below and t.index not in node.inputs
                   and t.index not in node.targets]
     if not candidates:
         return

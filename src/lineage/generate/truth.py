@@ -2,13 +2,14 @@
 
 | file | one row per |
 |---|---|
-| ``tables.csv`` | table: id, layer, project, name, owner, pii, readers (nodes reading it), node, dropped_at, deprecated_at |
+| ``tables.csv`` | table: id, layer, project, name, owner, pii, readers (nodes reading it), node, dropped_at, deprecated_at, planted (its ``model.PLANTED`` kind, or empty) |
 | ``nodes.csv`` | DataWorks node: id, name, kind, lineage (sql, audit or none), reads, writes, owner, flow, baseline, deleted_at |
 | ``jobs.csv`` | MaxCompute job: id, node, instance, day, status (finished, failed), ended, error_code, error_message, lineage, reads, writes |
 | ``instances.csv`` | DataWorks instance: id, node, day, status (success, failure), ended, runs, rerun |
 | ``access.csv`` | grant-churn event: time, kind, source, principal, table, ok, expires |
 | ``changes.csv`` | change event: time, kind, entity |
 | ``feeds.csv`` | expected FEEDS edge: src, dst (from every finished job whose lineage is sql or audit) |
+| ``hygiene.json`` | what ``lineage hygiene`` must find as of ``as_of`` (the day after the last) with a window of at least ``days``: the ``planted`` pipelines (``model.PLANTED``: unused tables, cycles, islands), every ``unused`` table (written by a finished job, or a non-SQL job's ChangeTableData, and never read by a finished job, a non-SQL job's ReadTableData or a download; not dropped), every ``cycle`` (the planted ones and each table a finished job reads and writes: a self-loop) |
 | ``people.csv`` | person: id (canonical), kind (``person``: merged over the alias file; ``guest``: a partner UID that only approvals name), names (the names their events may give them, ``;``-separated: a person's login, then their MaxCompute account, which AddUser gives everyone; a guest's granteeName) |
 | ``summary.json`` | parameters, counts per source (records, duplicates, malformed) and kind, ids worth looking at |
 
@@ -78,6 +79,8 @@ class Truth:
                                       "failed_instances": 0, "reruns": 0, "grants": 0, "revokes": 0,
                                       "failed_grants": 0, "changes": 0}
         self.busy: dict[int, int] = {}
+        self.written: set[str] = set()  # datasets a run wrote, as the events show it (hygiene.json)
+        self.read: set[str] = set()  # datasets a run or a download read
 
     def day(self, day: Day) -> None:
         platform = self.platform
@@ -95,6 +98,9 @@ class Truth:
                 self.stats["finished_jobs" if run.ok else "failed_jobs"] += 1
                 if run.ok and lineage != "none":
                     self.feeds.update((a, b) for a in reads for b in writes)  # a == b: a self-loop (DESIGN.md)
+                    self.written.update(writes)
+                if lineage == "sql" and run.ok or lineage == "audit":  # ReadTableData comes before the outcome
+                    self.read.update(reads)
             self.writers["instances"].writerow((ids.dataworks("Instance", node_day.task_id), node.id,
                                                 f"{day.date:%Y-%m-%d}", "success" if node_day.ok else "failure",
                                                 _iso(node_day.runs[-1].end), len(node_day.runs),
@@ -120,6 +126,7 @@ class Truth:
             self.stats["revokes" if revoke else "grants"] += int(ok)
             self.stats["failed_grants"] += int(not ok)
         if intent.kind in ("DownloadTable", "download-resources-execute"):
+            self.read.add(platform.table(args["table"]).id)
             self.busy[args["person"]] = self.busy.get(args["person"], 0) + 1
         if intent.kind in CHANGE_KINDS:
             entity = platform.nodes[args["node"]].id if "node" in args else platform.table(args["table"]).id
@@ -139,11 +146,11 @@ class Truth:
         with open(self.dir / "tables.csv", "w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(("table_id", "layer", "project", "name", "owner", "pii", "readers", "node_id",
-                             "dropped_at", "deprecated_at"))
+                             "dropped_at", "deprecated_at", "planted"))
             for t in platform.tables:
                 writer.writerow((t.id, t.layer, t.project, t.name, platform.people[t.owner].user_id, int(t.pii),
                                  t.readers, platform.nodes[t.node].id if t.node is not None else "",
-                                 self.dropped.get(t.index, ""), self.deprecated.get(t.index, "")))
+                                 self.dropped.get(t.index, ""), self.deprecated.get(t.index, ""), t.planted))
         with open(self.dir / "nodes.csv", "w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(("node_id", "name", "kind", "lineage", "reads", "writes", "owner", "flow", "baseline",
@@ -165,9 +172,35 @@ class Truth:
                 writer.writerow((person.user_id, "person", _join((person.login, person.account))))
             for guest in platform.guests:
                 writer.writerow((guest.user_id, "guest", guest.grantee_name))
+        (self.dir / "hygiene.json").write_text(json.dumps(self.hygiene(), indent=1) + "\n")
         summary = {**summary, "stats": self.stats}
         (self.dir / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")
         return summary
+
+
+    def hygiene(self) -> dict[str, Any]:
+        """What ``lineage hygiene`` must find, from what was generated: no other cycle can exist
+        (a node reads only lower layers, its CTAS temp table and, after an UNLOAD, its own target;
+        the planted pipelines read only their own group's tables)."""
+        platform = self.platform
+        dropped = {platform.table(t).id for t in self.dropped}
+
+        def ids_of(groups: list[tuple[int, ...]]) -> list[list[str]]:
+            return sorted(sorted(platform.table(t).id for t in group) for group in groups)
+
+        planted_cycles = [[platform.table(t).id for t in group if platform.table(t).layer != "ods"]
+                          for group in platform.planted.get("cycle", ())]
+        loops = [[a] for a, b in self.feeds if a == b and a not in dropped]
+        return {
+            "as_of": _iso(platform.day(platform.days)), "window_days": platform.days,
+            "planted": {
+                "unused": sorted(platform.table(group[-1]).id for group in platform.planted.get("unused", ())),
+                "cycles": sorted(sorted(c) for c in planted_cycles),
+                "islands": ids_of([g for groups in platform.planted.values() for g in groups]),
+            },
+            "unused": sorted(t for t in self.written - self.read - dropped if t.startswith("table:")),
+            "cycles": sorted(sorted(c) for c in planted_cycles + loops),
+        }
 
 
 def aliases(platform: Platform) -> str:
