@@ -12,9 +12,9 @@ from nbclient import NotebookClient
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
 
 
-def test_there_are_the_three_notebooks():
+def test_there_are_the_four_notebooks():
     names = {p.stem for p in NOTEBOOKS}
-    assert {"01_exploring_lineage", "02_access_and_pii", "03_change_impact"} <= names
+    assert {"01_exploring_lineage", "02_access_and_pii", "03_change_impact", "04_graphframes"} <= names
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
