@@ -28,7 +28,9 @@ def test_every_sample_is_understood_except_the_broken_lines(tmp_path):
             outcomes[(row["source"], row["status"], row["known"])] += 1
     assert outcomes[("unrecognized", records.QUARANTINED, None)] == len(BROKEN_LINES)
     accepted = {source for (source, status, known) in outcomes if status == records.ACCEPTED and known}
-    assert accepted == set(registry.names())
+    # the hand-checked demo platform of July 2024 is the four Alibaba Cloud and DataHub sources;
+    # OpenLineage is read from tests/data/openlineage and the published events (tests/events)
+    assert accepted == set(registry.names()) - {"openlineage"}
     assert not any(known is False for (_s, _st, known) in outcomes)
 
 

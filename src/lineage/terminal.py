@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+import click
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
@@ -89,6 +90,16 @@ def console(stderr: bool = False) -> Console:
     """A console that prints text as it is: no rich markup (``[bold]`` in a table name stays
     ``[bold]``), no ``:emoji:`` codes, no highlighting. Every command prints through one."""
     return Console(stderr=stderr, markup=False, emoji=False, highlight=False)
+
+
+err = console(stderr=True)
+"""The commands' stderr (progress bars ask it whether it is a terminal)."""
+
+
+def say(message: str) -> None:
+    """One unwrapped line on stderr (messages are read by people and by scripts); event text in
+    it (an id, a name, a quarantine reason) cannot move the cursor or retitle the terminal."""
+    click.echo(terminal(f"lineage: {message}"), err=True)
 
 
 def lines_text(lines: Sequence[str]) -> str:

@@ -2,7 +2,7 @@
 
 The published events of ../shared/conformance/openlineage-events are met through the CLI when the
 folder is there (never copied: the tests run where it is absent); the hand-written samples in
-tests/events/openlineage and one MaxCompute UNLOAD job show a table reaching, across the platform
+tests/data/openlineage and one MaxCompute UNLOAD job show a table reaching, across the platform
 boundary, tables an OpenLineage run and job write.
 """
 
@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from lineage import ids
 from lineage.cli import main
 
-SAMPLES = Path(__file__).parent / "openlineage"
+SAMPLES = Path(__file__).parents[1] / "data" / "openlineage"
 CONFORMANCE = Path(__file__).parents[2].parent / "shared" / "conformance" / "openlineage-events" / "events.jsonl"
 
 

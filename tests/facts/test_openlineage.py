@@ -1,6 +1,6 @@
-"""OpenLineage events -> facts, against goldens written by hand from the spec (tests/events/openlineage).
+"""OpenLineage events -> facts, against goldens written by hand from the spec (tests/data/openlineage).
 
-Each sample is one event type or mapped facet (tests/events/openlineage/README.md); its golden
+Each sample is one event type or mapped facet (tests/data/openlineage/README.md); its golden
 ``tests/facts/golden/openlineage/<case>.facts.json`` was written from DESIGN.md's OpenLineage rule
 and the mapping table before the code ran, and is read, never regenerated from output.
 """
@@ -15,7 +15,7 @@ import pytest
 from lineage.facts import openlineage as mapping
 from lineage.events import openlineage as events
 
-SAMPLES = Path(__file__).parents[1] / "events" / "openlineage"
+SAMPLES = Path(__file__).parents[1] / "data" / "openlineage"
 CASES = sorted(p.stem for p in SAMPLES.glob("*.json"))
 
 
