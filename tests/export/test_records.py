@@ -104,6 +104,8 @@ def test_json_lists_and_counts_become_typed_properties_other_shapes_stay_strings
                              "status_code": "5", "comment": '["not","typed"]', "status": "5"}, ())
     assert flat == {"via": ["job:a", "node:b"], "via_count": 2, "privileges": ["select"], "status_code": 5,
                     "comment": '["not","typed"]', "status": "5"}
+    # a person's names (best first, issue 28): `'RAM$corp:carol' IN u.names` works in Cypher
+    assert records.flat({}, {"names": '["carol", "286098539641742801"]'}, ()) == {"names": ["carol", "286098539641742801"]}
     assert records.flat({}, {"via": "ApprovePrivilege", "via_count": "many", "grantees": "[broken"}, ()) == {
         "via": "ApprovePrivilege", "via_count": "many", "grantees": "[broken"}
 

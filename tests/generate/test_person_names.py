@@ -105,3 +105,4 @@ def test_the_export_names_user_nodes_the_same(generated, truth_people, vertices)
     for person, node in users.items():
         assert node.props["name"] == vertices[person]["name"], person
         assert node.props["name"] in truth_people[person]["names"].split(";"), person
+        assert node.props["names"] == _names(vertices[person]) and node.props["names"][0] == node.props["name"], person
