@@ -39,7 +39,7 @@ def iso(value):
     return value.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ") if isinstance(value, datetime) else value
 
 
-LISTS = {"via", "privileges", "grantees", "resources", "allow_actions", "aliases"}  # JSON lists in the graph: lists in Neo4j
+LISTS = {"via", "privileges", "grantees", "resources", "allow_actions", "aliases", "names"}  # JSON lists in the graph: lists in Neo4j
 INTEGERS = {"via_count", "status_code", "status_changes"}
 
 
