@@ -24,7 +24,7 @@ from lineage.cli_inspect import COMMANDS as INSPECT_COMMANDS, resolving
 from lineage.cli_lineage import (ENGINE_CHOICE, FORMAT_CHOICE, change_ids_first, print_access, print_answer, print_blast, traversal_options,
                                  upstream)
 from lineage.errors import LineageError, UsageError
-from lineage.progress import Reporter
+from lineage.progress import Callback, Reporter
 from lineage.render.escape import CELL_LIMIT, terminal, visible
 from lineage.terminal import console, err, say
 
@@ -493,20 +493,10 @@ def _small_demo(out: Path, days: int) -> None:
         f"`lineage export neo4j --warehouse {result.warehouse} --uri bolt://localhost:7687` (see README)")
 
 
-class _progress:
+def _progress(enabled: bool) -> Callback:
     """Files read so far (lineage.progress: a bar on a terminal, otherwise a line every few seconds)."""
-
-    def __init__(self, enabled: bool):
-        self.reporter = Reporter(err, enabled, "ingest")
-
-    def __enter__(self):
-        if not self.reporter.enabled:
-            return None
-        self.reporter.__enter__()
-        return lambda index, total, name: self.reporter.update("reading files", index, total, Path(name).name)
-
-    def __exit__(self, *exc: object) -> None:
-        self.reporter.__exit__(*exc)
+    return Callback(err, enabled, "ingest",
+                    lambda update: lambda index, total, name: update("reading files", index, total, Path(name).name))
 
 
 def _print_ingest(result) -> None:

@@ -13,7 +13,7 @@ import click
 from rich.table import Table
 
 from lineage.cli_lineage import ENGINE_CHOICE
-from lineage.progress import Reporter
+from lineage.progress import Callback
 from lineage.render.escape import terminal
 from lineage.terminal import console, err, say
 
@@ -166,17 +166,6 @@ def _say_rejected(rejections: list[dict]) -> None:
         say(f"export: ... {len(rejections) - REJECTED_SHOWN} more (all of them in --json and the run's log)")
 
 
-class _export_progress:
+def _export_progress(enabled: bool) -> Callback:
     """Rows written so far (lineage.progress: a bar on a terminal, otherwise a line every few seconds)."""
-
-    def __init__(self, enabled: bool):
-        self.reporter = Reporter(err, enabled, "export")
-
-    def __enter__(self):
-        if not self.reporter.enabled:
-            return None
-        self.reporter.__enter__()
-        return lambda phase, done, total: self.reporter.update(phase, done, total)
-
-    def __exit__(self, *exc: object) -> None:
-        self.reporter.__exit__(*exc)
+    return Callback(err, enabled, "export", lambda update: lambda phase, done, total: update(phase, done, total))

@@ -15,6 +15,8 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
 
 EVERY_SECONDS = 5.0
@@ -80,6 +82,24 @@ class Reporter:
             self.console.print(line, markup=False, highlight=False, soft_wrap=True)
             self.lines.append(line)
             self.stage, self.last = stage, now
+
+
+class Callback:
+    """A :class:`Reporter` handed to library code as the plain callback it takes (None when
+    progress is off, so the library skips the work of reporting): ``adapt`` turns the reporter's
+    :meth:`Reporter.update` into the callback's signature."""
+
+    def __init__(self, console: Console, enabled: bool, name: str, adapt: Callable[[Callable[..., None]], Callable[..., None]]):
+        self.reporter, self.adapt = Reporter(console, enabled, name), adapt
+
+    def __enter__(self) -> Callable[..., None] | None:
+        if not self.reporter.enabled:
+            return None
+        self.reporter.__enter__()
+        return self.adapt(self.reporter.update)
+
+    def __exit__(self, *exc: object) -> None:
+        self.reporter.__exit__(*exc)
 
 
 def update(stage: str, done: int | None = None, total: int | None = None, detail: str = "") -> None:
