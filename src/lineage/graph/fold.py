@@ -499,8 +499,9 @@ def fold_changes(facts: DataFrame) -> DataFrame:
 
 
 def fold(facts: DataFrame, aliases: DataFrame | None = None,
-         cached: list[DataFrame] | None = None) -> tuple[DataFrame, DataFrame, DataFrame]:
-    """All facts -> (vertices, edges, changes).
+         cached: list[DataFrame] | None = None, feeds: bool = True) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """All facts -> (vertices, edges, changes); ``feeds=False``: without the derived table FEEDS
+    (the incremental build, :mod:`lineage.graph.incremental`, derives them from the merged edges).
 
     With ``cached`` (a list the caller unpersists after writing), every frame that several
     branches read is persisted once (:func:`_kept`): the alias-resolved facts (read by all three
@@ -511,7 +512,8 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
     state = _kept(state_facts(resolved), cached)
     reports = status_reports(resolved.where(F.col("op") != "error"))
     edges = _kept(fold_edges(run_lineage(state, reports), cached), cached)
-    edges = edges.unionByName(derive_feeds(edges))
+    if feeds:
+        edges = edges.unionByName(derive_feeds(edges))
     vertices = fold_vertices(state, reports)
     vertices = name_people(name_merged(vertices, aliases), person_names(facts, aliases))
     return vertices, edges, fold_changes(state)
