@@ -26,6 +26,7 @@ import boltserver
 from export.graphgen import T0, later_build, lineage_graph, read_graph, write_graph
 from lineage.cli import main
 from lineage.export.neo4j import ExportError, Target, export
+from lineage.export.records import change_effect
 from lineage.export.state import target_name
 
 pytestmark = pytest.mark.spark
@@ -68,7 +69,8 @@ def expected(warehouse: Path) -> tuple[Counter, Counter]:
         nodes[(v["label"], json.dumps(props, sort_keys=True))] += 1
     for c in changes:
         props = {"id": c["change_id"], "change_id": c["change_id"], **{k: iso(c[k]) for k in C_CORE if c[k] is not None}}
-        props = with_extra(props, c["properties"], ("id", "change_id", *C_CORE))
+        props["effect"] = change_effect(c)  # its values: tests/export/test_records.py
+        props = with_extra(props, c["properties"], ("id", "change_id", *C_CORE, "effect"))
         nodes[("Change", json.dumps(props, sort_keys=True))] += 1
         rels[(c["change_id"], "CHANGES", c["entity_id"], "{}")] += 1
     for e in edges:

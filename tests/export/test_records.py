@@ -114,3 +114,25 @@ def test_a_count_beyond_64_bits_stays_a_string_instead_of_breaking_the_driver():
     flat = records.flat({}, {"via_count": "99999999999999999999", "status_code": "-9223372036854775808",
                              "status_changes": "--5"}, ())
     assert flat == {"via_count": "99999999999999999999", "status_code": -2**63, "status_changes": "--5"}
+
+
+def test_each_change_node_carries_its_effect(tmp_path):
+    """Issue 29's rule on the exported Change nodes, for changes written out by hand: a drop and
+    a schema change break; a GRANT exposes and a REVOKE restricts (their statements say which); an
+    owner change notifies; adding a PII tag exposes, removing it notifies. The saved queries read
+    ``effect`` so that only a break walks downstream."""
+    table = "table:maxcompute:p.a"
+    made = [("c-drop", "drop", {}), ("c-schema", "schema_change", {}),
+            ("c-grant", "permission_change", {"statement": "GRANT Select ON TABLE a TO USER bob"}),
+            ("c-revoke", "permission_change", {"statement": "REVOKE Select ON TABLE a FROM USER bob"}),
+            ("c-owner", "owner_change", {}),
+            ("c-tag", "tag_change", {"operation": "ADD", "modifier": "urn:li:tag:pii_email"}),
+            ("c-untag", "tag_change", {"operation": "REMOVE", "modifier": "urn:li:tag:pii_email"})]
+    changes = [{"change_id": cid, "entity_id": table, "entity_label": "Table", "kind": kind, "time": T0,
+                "actor": "user:aliyun:1", "event_id": cid, "source": "maxcompute", "properties": props}
+               for cid, kind, props in made]
+    vertices = [{"id": table, "label": "Table", "name": "a", "first_seen": T0, "last_seen": T0, "properties": {}}]
+    nodes, _ = records.graph(write_graph(tmp_path / "w", vertices, [], changes))
+    effects = {n.id: n.props["effect"] for n in nodes if n.label == "Change"}
+    assert effects == {"c-drop": "breaks", "c-schema": "breaks", "c-grant": "exposes", "c-revoke": "restricts",
+                       "c-owner": "notifies", "c-tag": "exposes", "c-untag": "notifies"}

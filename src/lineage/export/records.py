@@ -7,7 +7,8 @@ One rule for every value so Neo4j Browser users and the saved queries can rely o
   ``e.valid_from <= $as_of`` works on both servers.
 - A vertex becomes a node with its one label; an edge interval becomes one relationship whose
   ``key`` (a digest of src, type, dst, qualifier and valid_from) is its identity for MERGE.
-- Change records become ``(:Change)-[:CHANGES]->(entity)`` so "this week's changes" is a query.
+- Change records become ``(:Change)-[:CHANGES]->(entity)`` so "this week's changes" is a query;
+  each carries its ``effect`` (:func:`change_effect`), so a query walks downstream only for breaks.
 - Mapping properties are flattened beside the core columns; a key that is not a plain identifier
   or collides with a core column is stored as ``p_<key>`` (left out when it equals that column). They are strings, but for the few in
   :data:`PROPERTY_TYPES` (JSON lists such as FEEDS ``via``, counts such as ``via_count``).
@@ -38,7 +39,7 @@ TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"  # arrow's %S on microsecond timestamps print
 
 VERTEX_CORE = ("id", "label", "name", "first_seen", "last_seen", "deleted_at", "event_count")
 EDGE_CORE = ("key", "qualifier", "valid_from", "valid_to", "last_seen", "event_count", "closed_by")
-CHANGE_CORE = ("id", "change_id", "entity_id", "entity_label", "kind", "time", "actor", "event_id", "source")
+CHANGE_CORE = ("id", "change_id", "entity_id", "entity_label", "kind", "time", "actor", "event_id", "source", "effect")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -146,6 +147,22 @@ def _rows(path: Path) -> Iterator[dict[str, Any]]:
             yield row
 
 
+def change_effect(change: dict[str, Any]) -> str:
+    """How a change reaches people (``rules.CHANGE_EFFECTS``), from its record alone: a break or a
+    notice by its kind; an access change by its words (``effects.access_effect`` with no graph);
+    a tag change exposes when it adds a sensitive tag. Blast radius decides access changes from
+    the graph, so ``exposes``/``restricts`` may differ there; ``breaks`` never does."""
+    from lineage.analysis import effects
+    from lineage.analysis.rules import ACCESS, EXPOSES, NOTIFIES, TAGGING
+
+    effect = effects.base_effect(change["kind"])
+    if effect == ACCESS:
+        return effects.access_effect(change, (), ())
+    if effect == TAGGING:
+        return EXPOSES if effects.sensitive_tag_added(change) else NOTIFIES
+    return effect
+
+
 def graph(warehouse: str | Path) -> tuple[list[Node], list[Rel]]:
     """The built graph as nodes (vertices, then Change records) and relationships (edge
     intervals, then one CHANGES per Change record); each dataset is read once."""
@@ -164,6 +181,7 @@ def graph(warehouse: str | Path) -> tuple[list[Node], list[Rel]]:
                         check_label(e["dst_label"]), e["dst"], props, digest(props)))
     for c in _rows(wh.changes):
         core = {"id": c["change_id"], **{k: c.get(k) for k in CHANGE_CORE if k != "id"}}  # change_id: also by name
+        core["effect"] = change_effect(c)
         props = flat(core, c["properties"], CHANGE_CORE)
         nodes.append(Node(CHANGE_LABEL, c["change_id"], props, digest(props)))
         link = {"key": c["change_id"]}
