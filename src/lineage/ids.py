@@ -57,7 +57,7 @@ HAS_PROPERTY for DataHub structured properties, PROPOSED for pending action requ
 CONTAINS for DataHub containment such as dashboard -> chart)."""
 
 CHANGE_KINDS: frozenset[str] = frozenset({
-    "create", "schema_change", "drop", "deprecation", "undeprecation", "field_removal",
+    "create", "schema_change", "drop", "deprecation", "undeprecation", "field_removal", "column_type_change",
     "node_create", "node_update", "node_delete", "node_deploy", "node_undeploy", "node_freeze",
     "node_unfreeze", "project_deletion", "permission_change", "owner_change", "tag_change",
     "term_change", "domain_change",

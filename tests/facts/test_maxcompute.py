@@ -198,6 +198,8 @@ def test_job_that_creates_a_table_writes_it() -> None:
         ("assert", job, "READS", "table:maxcompute:other.dim_old", ""),
         ("assert", job, "WRITES", "table:maxcompute:meta.dim_copy", ""),
         ("assert", job, "WRITES", "table:maxcompute:meta.dim_new", ""),
+        # the DDL states dim_new's one column; dim_copy copies a table whose columns are unknown here
+        ("assert", "table:maxcompute:meta.dim_new", "HAS_COLUMN", "column:maxcompute:meta.dim_new.id", ""),
     ]
 
 
@@ -319,7 +321,8 @@ def test_change_table_is_a_schema_change() -> None:
 
 def test_drop_table_retracts_table_name_not_referenced_resources() -> None:
     found = facts(fixture("DropTable"))
-    assert keys(found) == [("retract", "table:maxcompute:prj1.hot_user_hs_top30", None, None, ""),
+    assert keys(found) == [("retract", "table:maxcompute:prj1.hot_user_hs_top30", "HAS_COLUMN", None, ""),  # its columns close
+                           ("retract", "table:maxcompute:prj1.hot_user_hs_top30", None, None, ""),
                            ("change", "table:maxcompute:prj1.hot_user_hs_top30", "drop", None, "")]
 
 

@@ -49,7 +49,6 @@ DIFFERS = {
     "test_metadata_unqualified_column.py::test_select_column_from_table_subquery#1": INVALID,
     "test_metadata_unqualified_column.py::test_select_column_from_table_subquery#2": INVALID,
     "test_metadata_unqualified_column.py::test_select_column_from_tempview_view_subquery": MULTI,
-    "test_metadata_wildcard.py::test_wildcard_reference_from_previous_statements": MULTI,
 }
 
 

@@ -34,6 +34,8 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, build_scope
 from sqlglot.schema import MappingSchema
 
+from lineage.sql import ddl
+from lineage.sql.ddl import SchemaChange
 from lineage.sql.dialect import is_variable
 from lineage.sql.lineage import DIALECT, parse_script
 
@@ -72,6 +74,7 @@ class ColumnLineage:
 
     feeds: tuple[ColumnFeed, ...]
     partial: tuple[str, ...] = ()
+    schema: tuple[SchemaChange, ...] = ()  # what the script's DDL and CTAS say about table columns, in order
 
     @property
     def is_partial(self) -> bool:
@@ -101,20 +104,45 @@ def column_lineage(sql: str, schema: Mapping[str, Sequence[str]] | None = None,
     """
     project = (default_project or DEFAULT).lower()
     tables = {name.lower(): [c.lower() for c in cols] for name, cols in (schema or {}).items()}
+    partitions: dict[str, set[str]] = {}
     parsed, errors = parse_script(sql)
     feeds: dict[tuple[str, str], set[str]] = {}
     reasons = [message for _, message in errors]
+    changes: list[SchemaChange] = []
     for statement in parsed:
+        written: list[tuple[str, Sources]] | None = None
         try:
-            for target, sources in _statement(statement.tree, tables, project, statement.index):
+            written = _statement(statement.tree, tables, project, statement.index)
+            for target, sources in written:
                 for source, roles in sources.items():
                     feeds.setdefault((source, target), set()).update(roles)
         except Partial as e:
             reasons.append(f"statement {statement.index}: {e}")
+        # the schema as of each statement: later statements see what this one created or altered
+        for change in ddl.schema_changes(statement.tree, project, tables, statement.index) + \
+                _ctas_schema(statement.tree, written, project, statement.index):
+            ddl.apply(tables, change, partitions)
+            changes.append(change)
     return ColumnLineage(
         tuple(ColumnFeed(s, t, tuple(sorted(r))) for (s, t), r in sorted(feeds.items()) if r),
-        tuple(reasons),
+        tuple(reasons), tuple(changes),
     )
+
+
+def _ctas_schema(tree: exp.Expr, written: list[tuple[str, Sources]] | None, project: str,
+                 index: int) -> list[SchemaChange]:
+    """CTAS: the new table's columns are the query's outputs (unknown when its lineage was partial)."""
+    if not (isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query)
+            and (tree.args.get("kind") or "").upper() == "TABLE" and isinstance(tree.this, exp.Table)):
+        return []
+    try:
+        name = _table_id(tree.this, project)
+    except Partial:
+        return []
+    op = ddl.CREATE if tree.args.get("exists") else ddl.REPLACE
+    if written is None:
+        return [SchemaChange(name, ddl.UNKNOWN, statement=index)]
+    return [SchemaChange(name, op, tuple(ddl.Col(t.rsplit(".", 1)[1]) for t, _ in written), statement=index)]
 
 
 # --- statements --------------------------------------------------------------------------------

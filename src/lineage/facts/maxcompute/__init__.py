@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import partial
 
 from lineage.facts.core import Emit
+from lineage.facts.maxcompute import columns
 from lineage.facts.maxcompute.helpers import (
     OBJECT_LABELS,
     PRINCIPAL_LABELS,
@@ -25,7 +26,6 @@ from lineage.facts.maxcompute.helpers import (
     instance_downloaded,
     job_in_project,
     job_locations,
-    job_status,
     job_submitted,
     job_tables,
     label_grants,
@@ -106,6 +106,26 @@ def _label_grant_rows(op: str) -> tuple[Emit, ...]:
     )
 
 
+_COLUMN_ROWS = (  # a finished SQL job's columns (lineage.facts.maxcompute.columns); the retract comes first
+    Emit(op="retract", src="Table", rel="HAS_COLUMN", dst="Column", fn=columns.schema_cleared,
+         note="a table the SQL (re)creates without IF NOT EXISTS, or drops: every column it had closes"),
+    Emit(op="assert", src="Table", rel="HAS_COLUMN", dst="Column", fn=columns.schema_columns,
+         note="columns the SQL's DDL leaves the table with: CREATE TABLE (PARTITIONED BY too), CTAS outputs, "
+              "ALTER TABLE ADD COLUMN(S), CHANGE COLUMN's new name", extra=("position", "partition")),
+    Emit(op="assert", src="Column", fn=columns.column_vertices, note="column:maxcompute:<project>.<table>.<column>",
+         extra=("name", "type", "table", "position", "partition")),
+    Emit(op="retract", src="Table", rel="HAS_COLUMN", dst="Column", fn=columns.columns_dropped,
+         note="ALTER TABLE DROP COLUMN(S), the old name of CHANGE/RENAME COLUMN"),
+    Emit(op="retract", src="Column", fn=columns.dropped_vertices, note="the dropped column", extra=("name", "table")),
+    Emit(op="change", src="Table", rel="field_removal", fn=columns.field_removal,
+         note="the table whose columns were dropped or renamed", extra=("columns", "statement")),
+    Emit(op="change", src="Column", rel="column_type_change", fn=columns.type_changed,
+         note="ALTER TABLE CHANGE [COLUMN] c c <type>", extra=("type", "table")),
+    Emit(op="assert", src="Column", rel="FEEDS", dst="Column", fn=columns.column_feeds,
+         note="column lineage of the SQL (lineage.sql.columns), qualifier direct/indirect; SELECT * expanded "
+              "only from the script's own DDL", extra=("via", "transformations")),
+)
+
 MAPPING: dict[str, tuple[Emit, ...]] = {
     # jobs
     "InsertJob": (
@@ -114,8 +134,11 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
         Emit(op="assert", src="Job", rel="IN_PROJECT", dst="Project", fn=job_in_project, note="InstanceId -> ProjectName"),
     ),
     "JobChange": (
-        Emit(op="observe", src="Job", fn=job_status, note="InstanceId; Status; sql_error when the SQL does not parse",
-             extra=(*_JOB_PROPS, "sql_error")),
+        Emit(op="observe", src="Job", fn=columns.job_status,
+             note="InstanceId; Status; sql_error when the SQL does not parse; a finished SQL job's column_lineage "
+                  "complete/partial and column_lineage_reason (a schema unknown at extraction, unresolved columns, a "
+                  "table pair without a column pair)",
+             extra=(*_JOB_PROPS, "sql_error", "column_lineage", "column_lineage_reason")),
         Emit(op="assert", src="Job", rel="READS", dst="Table", fn=partial(job_tables, which="reads"),
              note="only a finished job (Status Terminated/Success): tables read by OperationText (lineage.sql, "
                   "default ProjectName)", extra=("instance_id",)),
@@ -139,6 +162,7 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
         Emit(op="assert", src="Node", rel="WRITES", dst="Location", fn=partial(node_locations, which="writes"),
              note="DataWorks node SKYNET_ID of a finished job: the job's written paths",
              extra=("instance_id", "skynet_taskid")),
+        *_COLUMN_ROWS,
     ),
     # tunnel
     "DownloadTable": (
@@ -190,6 +214,8 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
              extra=("operation", "correlation_id", "source")),
     ),
     "DropTable": (
+        Emit(op="retract", src="Table", rel="HAS_COLUMN", dst="Column", fn=columns.table_dropped,
+             note="a dropped table's columns close (wildcard retract)"),
         Emit(op="retract", src="Table", fn=table_vertex, note="ProjectName.TableName (DROP_TABLE or lifecycle RECYCLE_TABLE)",
              extra=("name", "project", "operation")),
         Emit(op="change", src="Table", rel="drop", fn=table_change, note="ProjectName.TableName",

@@ -1,0 +1,229 @@
+"""Columns out of a finished MaxCompute job's SQL: schemas (HAS_COLUMN) and column FEEDS.
+
+ActionTrail's ``CreateTable`` / ``ChangeTable`` name a table but not its columns (seed 002), so a
+table's columns come from the DDL of the job that created or altered it (``lineage.sql.ddl``):
+``CREATE TABLE`` (partition columns too), CTAS outputs, ``ALTER TABLE ADD/DROP/CHANGE COLUMN(S)``.
+A script's net effect per table is asserted at the job's time: a table (re)created without
+``IF NOT EXISTS`` or dropped first closes every column it had (a wildcard retract), then its
+columns open; a dropped or renamed column closes (a ``field_removal`` Change on the table); a
+``CHANGE`` that states a type is a ``column_type_change`` on the column.
+
+Column FEEDS come from ``lineage.sql.columns.column_lineage`` with the schemas the script itself
+states: extraction sees one event at a time, so a ``SELECT *`` over (or a positional INSERT into)
+a table created by another job is not expanded but marked -- the Job gets ``column_lineage:
+partial`` and ``column_lineage_reason`` -- never guessed. The job's table lineage and its column
+lineage are kept consistent: each (read, written) table pair of a data statement either has a
+column pair or is named in the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from lineage import ids
+from lineage.events.base import ParsedEvent
+from lineage.facts.core import Out
+from lineage.facts.maxcompute import helpers
+from lineage.facts.maxcompute.helpers import _data, _job_id, _job_lineage, _text
+from lineage.sql import ddl
+from lineage.sql.columns import DEFAULT, DIRECT, INDIRECT, ColumnLineage, column_lineage
+from lineage.sql.kinds import DATA
+
+REASON_MAX_CHARS = 1000
+QUALIFIERS = (("direct", DIRECT), ("indirect", INDIRECT))
+"""A pair's qualifier and the OpenLineage subtypes it carries (one pair may have both)."""
+
+
+@lru_cache(maxsize=8192)
+def _columns_of(sql: str, project: str | None) -> ColumnLineage:
+    """Parsed once per text, as table lineage is (a node submits the same script every day)."""
+    return column_lineage(sql, default_project=project)
+
+
+def _lineage(event: ParsedEvent) -> ColumnLineage | None:
+    """Column lineage of a successfully finished SQL job (None otherwise, as for table lineage)."""
+    if _job_lineage(event) is None:
+        return None
+    data = _data(event)
+    return _columns_of(data.operation_text, _text(data.project_name))
+
+
+def _table(name: str) -> str | None:
+    """A qualified name's Table id; a table of no known project (``<default>``) has none."""
+    return None if name.startswith(DEFAULT) else ids.table_from_qualified(name)
+
+
+def _column(qualified: str) -> str | None:
+    """``project.table.column`` -> its Column id."""
+    table, _, name = qualified.rpartition(".")
+    table_id = _table(table)
+    return ids.column(table_id, name) if table_id and name else None
+
+
+# --- schemas -------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Net:
+    """One table's net schema change over a script."""
+
+    cleared: bool = False  # (re)created or dropped: every earlier column closes first
+    known: bool = False  # the columns below are the whole schema (positions are meaningful)
+    columns: dict[str, ddl.Col] = field(default_factory=dict)
+    dropped: set[str] = field(default_factory=set)
+    retyped: dict[str, str | None] = field(default_factory=dict)
+
+
+_NET_STEPS = {
+    ddl.REPLACE: lambda net, c: _reset(net, c, True),
+    ddl.UNKNOWN: lambda net, c: _reset(net, c, False),
+    ddl.DROP_TABLE: lambda net, c: _reset(net, c, False),
+    ddl.CREATE: lambda net, c: None if net.columns else _create(net, c),
+    ddl.ADD: lambda net, c: net.columns.update({col.name: col for col in c.columns if col.name not in net.columns}),
+    ddl.DROP: lambda net, c: _drop(net, [col.name for col in c.columns]),
+    ddl.CHANGE: lambda net, c: _change(net, c),
+}
+"""How each kind of schema statement moves a table's net change (``lineage.sql.ddl`` ops)."""
+
+
+def _reset(net: _Net, change: ddl.SchemaChange, known: bool) -> None:
+    net.cleared, net.known, net.dropped, net.retyped = True, known, set(), {}
+    net.columns = {c.name: c for c in change.columns}
+
+
+def _create(net: _Net, change: ddl.SchemaChange) -> None:
+    net.known = True
+    net.columns = {c.name: c for c in change.columns}
+
+
+def _drop(net: _Net, names: list[str]) -> None:
+    for name in names:
+        net.columns.pop(name, None)
+        net.retyped.pop(name, None)
+        net.dropped.add(name)
+
+
+def _change(net: _Net, change: ddl.SchemaChange) -> None:
+    new = change.columns[0]
+    old = net.columns.get(change.old or "")
+    if change.old and change.old != new.name:
+        _drop(net, [change.old])
+        net.dropped.discard(new.name)
+    elif new.type:
+        net.retyped[new.name] = new.type
+    net.columns[new.name] = ddl.Col(new.name, new.type or (old.type if old else None), old.partition if old else False)
+
+
+def _nets(event: ParsedEvent) -> dict[str, _Net]:
+    lineage = _lineage(event)
+    nets: dict[str, _Net] = {}
+    for change in lineage.schema if lineage else ():
+        _NET_STEPS[change.op](nets.setdefault(change.table, _Net()), change)
+    return {t: net for t, net in nets.items() if _table(t)}
+
+
+def schema_cleared(event: ParsedEvent) -> Iterator[Out]:
+    """A table the script (re)created or dropped: every column it had closes (wildcard retract)."""
+    for table, net in _nets(event).items():
+        if net.cleared:
+            yield Out(_table(table))
+
+
+def table_dropped(event: ParsedEvent) -> Iterator[Out]:
+    """ActionTrail ``DropTable``: the table's columns close with it (wildcard retract)."""
+    yield Out(helpers._table_id(event))
+
+
+def schema_columns(event: ParsedEvent) -> Iterator[Out]:
+    """(Table)-[:HAS_COLUMN]->(Column) for each column the script leaves the table with."""
+    for table, net in _nets(event).items():
+        for i, col in enumerate(net.columns.values()):
+            yield Out(_table(table), ids.column(_table(table), col.name),
+                      props={"position": i + 1 if net.known else None, "partition": col.partition or None})
+
+
+def column_vertices(event: ParsedEvent) -> Iterator[Out]:
+    for table, net in _nets(event).items():
+        for i, col in enumerate(net.columns.values()):
+            yield Out(ids.column(_table(table), col.name), props={
+                "name": col.name, "type": col.type, "table": _table(table),
+                "position": i + 1 if net.known else None, "partition": col.partition or None})
+
+
+def columns_dropped(event: ParsedEvent) -> Iterator[Out]:
+    """HAS_COLUMN closes for each column dropped (or renamed away) and not re-added."""
+    for table, net in _nets(event).items():
+        for name in sorted(net.dropped - set(net.columns)):
+            yield Out(_table(table), ids.column(_table(table), name))
+
+
+def dropped_vertices(event: ParsedEvent) -> Iterator[Out]:
+    for table, net in _nets(event).items():
+        for name in sorted(net.dropped - set(net.columns)):
+            yield Out(ids.column(_table(table), name), props={"name": name, "table": _table(table)})
+
+
+def field_removal(event: ParsedEvent) -> Iterator[Out]:
+    """A Change on the table naming the columns its readers lose."""
+    for table, net in _nets(event).items():
+        gone = sorted(net.dropped - set(net.columns))
+        if gone:
+            yield Out(_table(table), props={"columns": gone, "statement": "ALTER TABLE ... DROP/CHANGE COLUMN"})
+
+
+def type_changed(event: ParsedEvent) -> Iterator[Out]:
+    """``ALTER TABLE t CHANGE [COLUMN] c c <type>``: the column's type as stated."""
+    for table, net in _nets(event).items():
+        for name, new_type in sorted(net.retyped.items()):
+            yield Out(ids.column(_table(table), name), props={"type": new_type, "table": _table(table)})
+
+
+# --- column FEEDS ----------------------------------------------------------------------------------
+
+
+def column_feeds(event: ParsedEvent) -> Iterator[Out]:
+    """(Column)-[:FEEDS {via, transformations}]->(Column), one fact per qualifier a pair holds."""
+    lineage = _lineage(event)
+    if lineage is None:
+        return
+    job = _job_id(_data(event).instance_id)
+    for feed in lineage.feeds:
+        src, dst = _column(feed.source), _column(feed.target)
+        if not (src and dst):
+            continue
+        for qualifier, kinds in QUALIFIERS:
+            subtypes = sorted(kinds.intersection(feed.transformations))
+            if subtypes:
+                yield Out(src, dst, qualifier=qualifier, props={"via": [job], "transformations": subtypes})
+
+
+def partial_reasons(event: ParsedEvent) -> list[str]:
+    """Why some of the job's column lineage is unknown: the resolver's reasons, and every
+    (read, written) table pair of a data statement that no column pair covers."""
+    lineage, tables = _lineage(event), _job_lineage(event)
+    if lineage is None or tables is None:
+        return []
+    covered = {(f.source.rpartition(".")[0], f.target.rpartition(".")[0]) for f in lineage.feeds}
+    reasons = list(lineage.partial)
+    for statement in tables.statements:
+        if statement.effect != DATA:
+            continue
+        for read in statement.reads:
+            for written in statement.writes:
+                if (read, written) not in covered:
+                    reasons.append(f"statement {statement.index}: no column of {read} is known to reach {written}")
+    return list(dict.fromkeys(reasons))
+
+
+def job_status(event: ParsedEvent) -> Iterator[Out]:
+    """``helpers.job_status`` plus the Job's ``column_lineage`` (complete / partial) and
+    ``column_lineage_reason`` when it is a finished SQL job."""
+    extra: dict[str, str | None] = {}
+    if _lineage(event) is not None:
+        reason = "; ".join(partial_reasons(event))
+        extra = {"column_lineage": "partial" if reason else "complete",
+                 "column_lineage_reason": reason[:REASON_MAX_CHARS] if reason else None}
+    for out in helpers.job_status(event):
+        yield Out(out.src, props={**(out.props or {}), **extra})
