@@ -136,3 +136,23 @@ def test_each_change_node_carries_its_effect(tmp_path):
     effects = {n.id: n.props["effect"] for n in nodes if n.label == "Change"}
     assert effects == {"c-drop": "breaks", "c-schema": "breaks", "c-grant": "exposes", "c-revoke": "restricts",
                        "c-owner": "notifies", "c-tag": "exposes", "c-untag": "notifies"}
+
+
+def test_columns_and_column_feeds_pass_the_vocabulary_and_keep_both_qualifiers(tmp_path):
+    """Issue 32: Column vertices, HAS_COLUMN and a direct and an indirect FEEDS between the same
+    two columns become two relationships (a pair may hold both, DESIGN.md)."""
+    src, dst = "column:maxcompute:p.a.x", "column:maxcompute:p.b.y"
+    vertices = [{"id": i, "label": label, "name": i.rsplit(".", 1)[-1], "first_seen": T0, "last_seen": T0}
+                for i, label in (("table:maxcompute:p.a", "Table"), (src, "Column"), (dst, "Column"))]
+    edge = {"valid_from": T0, "last_seen": T0, "properties": {"via": '["job:maxcompute:j1"]'}}
+    edges = [{**edge, "src": "table:maxcompute:p.a", "dst": src, "relationship": "HAS_COLUMN", "qualifier": "",
+              "src_label": "Table", "dst_label": "Column"}] + [
+        {**edge, "src": src, "dst": dst, "relationship": "FEEDS", "qualifier": q, "src_label": "Column",
+         "dst_label": "Column", "properties": {**edge["properties"], "transformations": f'["{t}"]'}}
+        for q, t in (("direct", "IDENTITY"), ("indirect", "FILTER"))]
+    nodes, rels = records.graph(write_graph(tmp_path / "w", vertices, edges))
+    assert sorted(n.label for n in nodes) == ["Column", "Column", "Table"]
+    feeds = [r for r in rels if r.type == "FEEDS"]
+    assert sorted((r.src_label, r.dst_label, r.props["qualifier"], r.props["transformations"]) for r in feeds) == [
+        ("Column", "Column", "direct", ["IDENTITY"]), ("Column", "Column", "indirect", ["FILTER"])]
+    assert "MATCH (a:`Column` {id: r.src}) MATCH (b:`Column` {id: r.dst})" in upsert_rels_query("FEEDS", "Column", "Column")
