@@ -7,6 +7,7 @@ a row with more tables shows what does grow: the platform model, proportional to
 
     .venv/bin/python benchmarks/generate.py                       # 10^3 .. 10^6 events, ~4 min
     .venv/bin/python benchmarks/generate.py --runs 1000:2 1000:170 10000:17
+    .venv/bin/python benchmarks/generate.py --runs 1000:2 1000:17 --openlineage-share 0.1   # with Spark runs
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ import tempfile
 CHILD = """
 import json, resource, sys, time
 from lineage.generate import generate
-tables, days, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+tables, days, out, share = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
 begun = time.perf_counter()
-result = generate(out, tables=tables, days=days)
+result = generate(out, tables=tables, days=days, openlineage_share=share)
 seconds = time.perf_counter() - begun
 counts = result.summary["counts"]["total"]
 print(json.dumps({"events": counts["read"], "seconds": seconds, "files": result.files,
@@ -38,9 +39,9 @@ def _size(path: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
 
-def run(tables: int, days: int) -> dict:
+def run(tables: int, days: int, share: float = 0.0) -> dict:
     with tempfile.TemporaryDirectory(prefix="lineage-gen-") as out:
-        done = subprocess.run([sys.executable, "-c", CHILD, str(tables), str(days), out], check=True,
+        done = subprocess.run([sys.executable, "-c", CHILD, str(tables), str(days), out, str(share)], check=True,
                               capture_output=True, text=True, env={**os.environ})
         row = json.loads(done.stdout.strip().splitlines()[-1])
         row["mb_on_disk"] = _size(out) / 2**20
@@ -50,13 +51,15 @@ def run(tables: int, days: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", nargs="+", default=list(DEFAULT_RUNS), metavar="TABLES:DAYS")
+    parser.add_argument("--openlineage-share", type=float, default=0.0, help="as `lineage generate --openlineage-share`")
     args = parser.parse_args()
     rows = []
     for spec in args.runs:
         tables, days = (int(x) for x in spec.split(":"))
-        rows.append(run(tables, days))
+        rows.append(run(tables, days, args.openlineage_share))
         print(f"... {spec} done", file=sys.stderr, flush=True)
-    print(f"lineage generate, one process per row ({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
+    share = f", --openlineage-share {args.openlineage_share}" if args.openlineage_share else ""
+    print(f"lineage generate{share}, one process per row ({os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f})")
     print("| tables | days |    events | seconds | events/s | peak MB | gzipped MB on disk | files |")
     print("|-------:|-----:|----------:|--------:|---------:|--------:|-------------------:|------:|")
     for r in rows:

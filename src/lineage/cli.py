@@ -384,8 +384,11 @@ def repair(warehouse: Path, wait: float) -> None:
 @click.option("--seed", type=int, default=7, show_default=True, help="Same seed and options, same bytes.")
 @click.option("--foreign-share", type=click.FloatRange(0, 1, max_open=True), default=0.0, show_default=True,
               help="Share of the ActionTrail files' events that are other cloud services' (a real trail's majority).")
+@click.option("--openlineage-share", type=click.FloatRange(0, 1), default=0.0, show_default=True,
+              help="Spark jobs reporting OpenLineage runs (events/openlineage/DAY.jsonl), as a share of the nodes.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
-def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share: float, as_json: bool) -> None:
+def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share: float, openlineage_share: float,
+             as_json: bool) -> None:
     """Write the events of one realistic data platform (all four sources), its aliases and ground truth."""
     from lineage.generate import DEFAULT_START
     from lineage.generate import generate as run_generate
@@ -395,7 +398,7 @@ def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share:
             say(f"generate: day {done}/{total}, {events} events")
 
     result = run_generate(out, tables=tables, days=days, start=start.date() if start else DEFAULT_START, seed=seed,
-                          progress=progress, foreign_share=foreign_share)
+                          progress=progress, foreign_share=foreign_share, openlineage_share=openlineage_share)
     if as_json:
         click.echo(json.dumps(result.summary, sort_keys=True))
         return

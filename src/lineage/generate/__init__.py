@@ -16,7 +16,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from lineage.generate import dataphin, datahub, dataworks, maxcompute, model, plan, truth
+from lineage.generate import dataphin, datahub, dataworks, maxcompute, model, openlineage, plan, truth
 from lineage.generate.ident import Ids
 from lineage.generate.writer import Counts, JsonArrays, JsonLines
 
@@ -58,14 +58,18 @@ def _kind(doc: dict[str, Any], fallback: str) -> str:
 
 
 def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = DEFAULT_START, seed: int = 7,
-             progress: Callable[[int, int, int], None] | None = None, foreign_share: float = 0.0) -> Result:
+             progress: Callable[[int, int, int], None] | None = None, foreign_share: float = 0.0,
+             openlineage_share: float = 0.0) -> Result:
     """Write the platform's events under ``out/events``, ``out/aliases.csv`` and ``out/truth``.
 
     ``foreign_share``: the share of the ActionTrail files' events that are other cloud services'
-    (a real trail records every service; ``ingest`` counts them as foreign). 0 leaves the output
-    byte for byte as without the option."""
+    (a real trail records every service; ``ingest`` counts them as foreign). ``openlineage_share``:
+    Spark jobs reporting OpenLineage runs, as a share of the nodes (``generate.openlineage``). 0
+    leaves the output byte for byte as without the option."""
     if not 0 <= foreign_share < 1:
         raise ValueError("--foreign-share must be at least 0 and below 1")
+    if not 0 <= openlineage_share <= 1:
+        raise ValueError("--openlineage-share must be between 0 and 1")
     if tables < 12:
         raise ValueError("--tables must be at least 12 (two per layer)")
     if days < 1:
@@ -74,6 +78,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
     root.mkdir(parents=True, exist_ok=True)
     first = datetime(start.year, start.month, start.day, tzinfo=timezone.utc)
     platform = model.build(seed, tables, days, first)
+    spark_jobs = openlineage.plant(platform, openlineage_share)
     counts = Counts()
     recorder = truth.Truth(root, platform)
     setup = plan.setup(platform)
@@ -86,14 +91,25 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
         # the planted pipelines (model.plant) are written last, with their own ids: every file's
         # records before them are what they are without them
         planted = plan.Day(index, day.date, day.planted, (planted_setup if index == 0 else []) + day.planted_intents)
+        planted_effects = plan.Day(index, day.date, [], day.effect_intents)  # effects.plant_day: after the others
         recorder.day(day)
         recorder.day(planted)
+        recorder.day(planted_effects)
+        spark_runs = openlineage.day_runs(platform, spark_jobs, index) if spark_jobs else []
+        recorder.spark(spark_runs)
         files = _writers(root, day.date, counts, seed)
         if foreign_share:
             foreign_ids = Ids(f"{seed}:foreign:{index}")
             files["maxcompute"] = maxcompute.SharedTrail(files["maxcompute"], foreign_ids, foreign_share)
         _render(platform, files, f"{seed}", day)
         _render(platform, files, f"{seed}:hygiene", planted)
+        _render(platform, files, f"{seed}:effects", planted_effects)
+        if spark_runs:
+            lines = JsonLines(root / "events" / "openlineage" / f"{day.date:%Y-%m-%d}.jsonl", "openlineage", counts,
+                              random.Random(0), root, whole=True)
+            for doc in openlineage.events(platform, spark_runs):
+                lines.write(doc, doc["eventType"])
+            lines.close()
         for handle in files.values():
             handle.close()
         if progress:
@@ -102,6 +118,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
     summary = recorder.close({
         "seed": seed, "tables": tables, "days": days, "start": f"{start:%Y-%m-%d}",
         **({"foreign_share": foreign_share} if foreign_share else {}),
+        **({"openlineage_share": openlineage_share, "spark_jobs": len(spark_jobs)} if openlineage_share else {}),
         "counts": counts.as_json(), "interesting": interesting(platform, recorder),
     })
     return Result(root, sum(counts.records.values()), len(counts.files), summary)

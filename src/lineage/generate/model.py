@@ -144,6 +144,7 @@ class NodeSpec:
     preamble: str = "none"  # PREAMBLES
     epilogue: str = "none"  # EPILOGUES
     planted: bool = False  # a node of a PLANTED group (planned on its own random stream)
+    lake_reads: tuple[str, ...] = ()  # lake tables a Spark job writes that this node joins (generate.openlineage)
 
     @property
     def id(self) -> str:

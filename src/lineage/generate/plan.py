@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from lineage.generate import effects
 from lineage.generate.model import LAYERS, Platform, TableSpec, hub
 
 FAILURE_RATE = 0.012
@@ -49,6 +50,8 @@ class State:
     rules: dict[int, list[int]] = field(default_factory=dict)  # table -> rule ids
     next_approval: int = 528_500_000
     releases: list[tuple[int, int]] = field(default_factory=list)  # (node, new input) from the next day on
+    touched: set[tuple[int, int]] = field(default_factory=set)  # (person, table) any grant ever named (effects)
+    roled: set[tuple[int, int]] = field(default_factory=set)  # (person, role) ever granted (effects)
 
 
 def _at(day: datetime, minutes: float) -> datetime:
@@ -133,6 +136,7 @@ def initial_state(platform: Platform, setup_intents: list[Intent]) -> State:
     for intent in setup_intents:
         if intent.kind == "batch-create-data-quality-rules":
             state.rules[intent.args["table"]] = list(intent.args["rules"])
+    effects.touch(state, setup_intents)
     return state
 
 
@@ -169,6 +173,7 @@ class Day:
     intents: list[Intent]
     planted: list[NodeDay] = field(default_factory=list)  # the planted pipelines' runs (``model.plant``)
     planted_intents: list[Intent] = field(default_factory=list)
+    effect_intents: list[Intent] = field(default_factory=list)  # the planted access changes (``effects``)
 
 
 def _job_id(moment: datetime, node: int, attempt: int) -> str:
@@ -211,7 +216,8 @@ def plan_day(platform: Platform, state: State, index: int) -> Day:
     if day.weekday() == CHANGE_WEEKDAY and index > 0:
         intents += _changes(platform, state, rng, day)
     planted, planted_intents = _planted_day(platform, index, flow_dags)
-    return Day(index, day, runs, intents, planted, planted_intents)
+    effects.touch(state, intents)
+    return Day(index, day, runs, intents, planted, planted_intents, effects.plant_day(platform, state, index))
 
 
 def _planted_day(platform: Platform, index: int, flow_dags: dict[int, int]) -> tuple[list[NodeDay], list[Intent]]:

@@ -21,6 +21,9 @@ HEADER = "--odps sql\n--********************************************************
 LAKE = ("fx_rates", "holiday_calendar", "geo_regions")
 """Reference datasets in the data lake that CTE jobs join as ``parquet.`oss://acme-lake/ref/<name>/```."""
 LAKE_URI = "oss://oss-cn-hangzhou-internal.aliyuncs.com/acme-lake/ref/{name}/"
+SPARK_URI = "oss://oss-cn-hangzhou-internal.aliyuncs.com/acme-lake/spark/{name}/"
+"""A lake table a Spark job writes (``generate.openlineage``), joined back by MaxCompute jobs;
+the truth's id is ``location:oss://acme-lake/spark/<name>``."""
 EXPORT_URI = "oss://oss-cn-hangzhou-internal.aliyuncs.com/acme-export/{project}/{table}/ds=${{bizdate}}/"
 """Where an UNLOAD writes; the truth's id is ``location:oss://acme-export/<project>/<table>``."""
 PREAMBLES = {
@@ -49,11 +52,14 @@ def _q(platform: Platform, index: int) -> str:
     return platform.table(index).qualified
 
 
-def _joins(platform: Platform, inputs: tuple[int, ...], first: str = "t0") -> str:
-    """``a t0 LEFT JOIN b t1 ON t0.id = t1.id AND t1.ds = ...``: the FROM clause over every input."""
+def _joins(platform: Platform, inputs: tuple[int, ...], first: str = "t0", lake: tuple[str, ...] = ()) -> str:
+    """``a t0 LEFT JOIN b t1 ON t0.id = t1.id AND t1.ds = ...``: the FROM clause over every input
+    (and the Spark-written lake tables the node joins, ``lake``)."""
     parts = [f"{_q(platform, inputs[0])} {first}"]
     for n, index in enumerate(inputs[1:], start=1):
         parts.append(f"LEFT JOIN {_q(platform, index)} t{n} ON {first}.id = t{n}.id AND t{n}.ds = {BIZDATE}")
+    for n, name in enumerate(lake):
+        parts.append(f"LEFT JOIN parquet.`{SPARK_URI.format(name=name)}` sp{n} ON {first}.id = sp{n}.id")
     return "\n  ".join(parts)
 
 
@@ -69,7 +75,7 @@ def _target(platform: Platform, node: NodeSpec, which: int = 0) -> str:
 
 def _insert(platform: Platform, node: NodeSpec) -> str:
     target, how = _target(platform, node), style(node)
-    query = f"SELECT {_columns(node.inputs)}\nFROM {_joins(platform, node.inputs)}\nWHERE t0.ds = {BIZDATE}"
+    query = f"SELECT {_columns(node.inputs)}\nFROM {_joins(platform, node.inputs, lake=node.lake_reads)}\nWHERE t0.ds = {BIZDATE}"
     if how == "merge":
         work = (f"MERGE INTO {target} t USING (\n{query}\n) s\nON t.id = s.id AND t.ds = {BIZDATE}\n"
                 f"WHEN MATCHED THEN UPDATE SET t.gmt_modified = s.gmt_modified\n"
@@ -79,7 +85,7 @@ def _insert(platform: Platform, node: NodeSpec) -> str:
                 f"WHERE t.id = s.id AND t.ds = {BIZDATE};\n")
     elif how == "dynamic":
         work = (f"INSERT OVERWRITE TABLE {target} PARTITION (ds)\n"
-                f"SELECT {_columns(node.inputs)}, t0.ds\nFROM {_joins(platform, node.inputs)}\nWHERE t0.ds = {BIZDATE};\n")
+                f"SELECT {_columns(node.inputs)}, t0.ds\nFROM {_joins(platform, node.inputs, lake=node.lake_reads)}\nWHERE t0.ds = {BIZDATE};\n")
     else:
         work = f"INSERT OVERWRITE TABLE {target} PARTITION (ds={BIZDATE})\n{query};\n"
     if how == "unload":
@@ -107,12 +113,12 @@ def temp_table(platform: Platform, node: NodeSpec) -> str:
 
 def _ctas(platform: Platform, node: NodeSpec) -> str:
     temp, target, how = temp_table(platform, node), _target(platform, node), style(node)
-    query = f"SELECT {_columns(node.inputs)}\nFROM {_joins(platform, node.inputs)}\nWHERE t0.ds = {BIZDATE}"
+    query = f"SELECT {_columns(node.inputs)}\nFROM {_joins(platform, node.inputs, lake=node.lake_reads)}\nWHERE t0.ds = {BIZDATE}"
     if how == "exchange":  # build the partition aside, then swap it in
         return (f"CREATE TABLE IF NOT EXISTS {temp} (id BIGINT, gmt_modified DATETIME, cnt BIGINT)\n"
                 f"PARTITIONED BY (ds STRING) LIFECYCLE 1;\n"
                 f"INSERT OVERWRITE TABLE {temp} PARTITION (ds={BIZDATE})\n"
-                f"SELECT t0.id, t0.gmt_modified, COUNT(1) AS cnt\nFROM {_joins(platform, node.inputs)}\n"
+                f"SELECT t0.id, t0.gmt_modified, COUNT(1) AS cnt\nFROM {_joins(platform, node.inputs, lake=node.lake_reads)}\n"
                 f"WHERE t0.ds = {BIZDATE}\nGROUP BY t0.id, t0.gmt_modified;\n"
                 f"ALTER TABLE {target} EXCHANGE PARTITION (ds={BIZDATE}) WITH TABLE {temp};\n")
     if how == "clone":
@@ -125,7 +131,7 @@ def _ctas(platform: Platform, node: NodeSpec) -> str:
 
 
 def _multi(platform: Platform, node: NodeSpec) -> str:
-    return (f"FROM (\n  SELECT {_columns(node.inputs)}\n  FROM {_joins(platform, node.inputs)}\n"
+    return (f"FROM (\n  SELECT {_columns(node.inputs)}\n  FROM {_joins(platform, node.inputs, lake=node.lake_reads)}\n"
             f"  WHERE t0.ds = {BIZDATE}\n) src\n"
             f"INSERT OVERWRITE TABLE {_target(platform, node, 0)} PARTITION (ds={BIZDATE})\n"
             f"  SELECT id, gmt_modified\n"
@@ -171,6 +177,7 @@ def truth(platform: Platform, node: NodeSpec) -> tuple[tuple[str, ...], tuple[st
         table = platform.table(node.targets[0])
         reads.append(table.id)  # the export reads what the job just wrote
         writes.append(f"location:oss://acme-export/{table.project}/{table.name}")
+    reads += [f"location:oss://acme-lake/spark/{name}" for name in node.lake_reads]
     if node.kind == "cte" and node.inputs and style(node) == "lake":
         reads.append(f"location:oss://acme-lake/ref/{lake_dataset(node)}")
     return tuple(sorted(set(reads))), tuple(sorted(set(writes)))

@@ -8,7 +8,9 @@
 | ``instances.csv`` | DataWorks instance: id, node, day, status (success, failure), ended, runs, rerun |
 | ``access.csv`` | grant-churn event: time, kind, source, principal, table, ok, expires |
 | ``changes.csv`` | change event: time, kind, entity |
-| ``feeds.csv`` | expected FEEDS edge: src, dst (from every finished job whose lineage is sql or audit) |
+| ``feeds.csv`` | expected FEEDS edge: src, dst (from every finished job whose lineage is sql or audit, and every COMPLETE Spark run) |
+| ``openlineage.csv`` | Spark run reported as OpenLineage events (``--openlineage-share``): run_id, job_id, day, status (complete, fail), ended, reads, writes |
+| ``effects.json`` | planted access change (``effects``): its ``change`` (entity_id, time, kind, action), ``effect`` (restricts, exposes), ``sensitive``, the principals ``gained``/``lost``, the nodes that ``may_fail`` (read the table within ``lookback_days`` before a revoke of their owner) |
 | ``hygiene.json`` | what ``lineage hygiene`` must find as of ``as_of`` (the day after the last) with a window of at least ``days``: the ``planted`` pipelines (``model.PLANTED``: unused tables, cycles, islands), every ``unused`` table (written by a finished job, or a non-SQL job's ChangeTableData, and never read by a finished job, a non-SQL job's ReadTableData or a download; not dropped), every ``cycle`` (the planted ones and each table a finished job reads and writes: a self-loop) |
 | ``people.csv`` | person: id (canonical), kind (``person``: merged over the alias file; ``guest``: a partner UID that only approvals name), names (the names their events may give them, ``;``-separated: a person's login, then their MaxCompute account, which AddUser gives everyone; a guest's granteeName) |
 | ``summary.json`` | parameters, counts per source (records, duplicates, malformed) and kind, ids worth looking at |
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from lineage import ids
-from lineage.generate import sqltext
+from lineage.generate import effects, sqltext
 from lineage.generate.model import Platform
 from lineage.generate.plan import Day, Intent
 
@@ -46,6 +48,8 @@ HEADERS = {
     "access": ("time", "kind", "source", "principal", "table_id", "ok", "expires"),
     "changes": ("time", "kind", "entity_id"),
 }
+SPARK_HEADER = ("run_id", "job_id", "day", "status", "ended", "reads", "writes")
+"""``openlineage.csv``: one row per Spark run reported through OpenLineage (``generate.openlineage``)."""
 
 
 def _join(values: Any) -> str:
@@ -81,6 +85,9 @@ class Truth:
         self.busy: dict[int, int] = {}
         self.written: set[str] = set()  # datasets a run wrote, as the events show it (hygiene.json)
         self.read: set[str] = set()  # datasets a run or a download read
+        self.read_at: dict[tuple[int, str], datetime] = {}  # (node, dataset) -> its last finished SQL read
+        self.effects: list[dict[str, Any]] = []  # effects.json: the planted access changes
+        self.spark_rows: Any = None  # openlineage.csv's writer, opened by the first Spark run
 
     def day(self, day: Day) -> None:
         platform = self.platform
@@ -101,6 +108,8 @@ class Truth:
                     self.written.update(writes)
                 if lineage == "sql" and run.ok or lineage == "audit":  # ReadTableData comes before the outcome
                     self.read.update(reads)
+                if lineage == "sql" and run.ok:
+                    self.read_at.update(((node_day.node, r), run.end.replace(microsecond=0)) for r in reads)
             self.writers["instances"].writerow((ids.dataworks("Instance", node_day.task_id), node.id,
                                                 f"{day.date:%Y-%m-%d}", "success" if node_day.ok else "failure",
                                                 _iso(node_day.runs[-1].end), len(node_day.runs),
@@ -125,6 +134,8 @@ class Truth:
             revoke = intent.kind.startswith(("Revoke", "Return"))
             self.stats["revokes" if revoke else "grants"] += int(ok)
             self.stats["failed_grants"] += int(not ok)
+        if "effect" in args:
+            self.effect(intent)
         if intent.kind in ("DownloadTable", "download-resources-execute"):
             self.read.add(platform.table(args["table"]).id)
             self.busy[args["person"]] = self.busy.get(args["person"], 0) + 1
@@ -138,6 +149,37 @@ class Truth:
                 self.deprecated[args["table"]] = when
             elif intent.kind == "node-change-deleted":
                 self.deleted[args["node"]] = when
+
+    def spark(self, runs: list[Any]) -> None:
+        """The day's Spark runs (``generate.openlineage.SparkRun``): a COMPLETE run feeds its
+        outputs from its inputs (FEEDS across the MaxCompute boundary); a FAIL run asserts nothing."""
+        if runs and self.spark_rows is None:
+            self.handles["openlineage"] = open(self.dir / "openlineage.csv", "w", newline="")
+            self.spark_rows = csv.writer(self.handles["openlineage"])
+            self.spark_rows.writerow(SPARK_HEADER)
+        for run in runs:
+            reads, writes = run.job.reads, run.job.writes
+            self.spark_rows.writerow((ids.openlineage_run(run.run_id), run.job.id, f"{run.begin:%Y-%m-%d}",
+                                      "complete" if run.ok else "fail", _iso(run.end), _join(reads), _join(writes)))
+            if run.ok:
+                self.feeds.update((a, b) for a in reads for b in writes)
+                self.written.update(writes)
+                self.read.update(reads)
+
+    def effect(self, intent: Intent) -> None:
+        """One planted access change (``effects``): its change as the graph records it, and what
+        ``blast-radius`` must say of it."""
+        platform, args = self.platform, intent.args
+        table, person = platform.table(args["table"]), platform.people[args["person"]].user_id
+        restricts = args["effect"] == "restricts"
+        self.effects.append({
+            "change": {"entity_id": table.id, "time": _iso(intent.time), "kind": "permission_change",
+                       "action": intent.kind},
+            "effect": args["effect"], "sensitive": bool(args.get("sensitive")),
+            "gained": [] if restricts else [person], "lost": [person] if restricts else [],
+            "may_fail": effects.may_fail(platform, args["nodes"], table.id, intent.time.replace(microsecond=0),
+                                         self.read_at) if restricts else [],
+        })
 
     def close(self, summary: dict[str, Any]) -> dict[str, Any]:
         for handle in self.handles.values():
@@ -172,6 +214,7 @@ class Truth:
                 writer.writerow((person.user_id, "person", _join((person.login, person.account))))
             for guest in platform.guests:
                 writer.writerow((guest.user_id, "guest", guest.grantee_name))
+        (self.dir / "effects.json").write_text(json.dumps({"lookback_days": 7, "changes": self.effects}, indent=1) + "\n")
         (self.dir / "hygiene.json").write_text(json.dumps(self.hygiene(), indent=1) + "\n")
         summary = {**summary, "stats": self.stats}
         (self.dir / "summary.json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n")

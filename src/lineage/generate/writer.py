@@ -52,14 +52,16 @@ def _line(doc: dict[str, Any]) -> bytes:
 
 
 class JsonLines:
-    """One gzipped JSON Lines file (EventBridge/SLS/Kafka exports)."""
+    """One gzipped JSON Lines file (EventBridge/SLS/Kafka exports); ``whole``: a plain file
+    written once and whole (OpenLineage's file transport: no redelivery, no truncated line, and
+    nothing drawn from ``rng``)."""
 
-    def __init__(self, path: Path, source: str, counts: Counts, rng: random.Random, root: Path):
+    def __init__(self, path: Path, source: str, counts: Counts, rng: random.Random, root: Path, whole: bool = False):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.path, self.source, self.counts, self.rng = path, source, counts, rng
-        self.handle = gzip.GzipFile(path, "wb", mtime=0)
+        self.path, self.source, self.counts, self.rng, self.whole = path, source, counts, rng, whole
+        self.handle: Any = open(path, "wb") if whole else gzip.GzipFile(path, "wb", mtime=0)
         self.redeliver: list[bytes] = []
-        self.malformed_at = rng.randrange(1, 50) if rng.random() < MALFORMED_RATE else None
+        self.malformed_at = None if whole or rng.random() >= MALFORMED_RATE else rng.randrange(1, 50)
         self.n = 0
         counts.files.append(str(path.relative_to(root)))
 
@@ -69,7 +71,7 @@ class JsonLines:
         self.n += 1
         self.counts.records[self.source] += 1
         self.counts.kinds[(self.source, kind)] += 1
-        if self.rng.random() < DUPLICATE_RATE:
+        if not self.whole and self.rng.random() < DUPLICATE_RATE:
             self.redeliver.append(line)
         if self.n == self.malformed_at:
             self.handle.write(line[: len(line) // 2].rstrip(b"\n") + b"\n")  # a truncated delivery
