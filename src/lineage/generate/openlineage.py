@@ -90,7 +90,7 @@ def plant(platform: Platform, share: float) -> list[SparkJob]:
         chosen = rng.sample(sources, min(len(sources), rng.choice((1, 1, 2))))
         exported = [t for t in sources if t.index in unloads]
         if index == 0 and exported:  # every platform reads an export's files at least once
-            chosen[0] = rng.choice(exported)
+            chosen = list({t.index: t for t in [rng.choice(exported), *chosen[1:]]}.values())
         inputs = tuple((EXPORT_NAMESPACE, f"{t.project}/{t.name}") if t.index in unloads
                        else (MAXCOMPUTE_NAMESPACE, t.qualified) for t in chosen)
         name = f"{chosen[0].domain}_{chosen[0].entity}_features_{index}"
