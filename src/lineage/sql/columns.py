@@ -37,7 +37,7 @@ from sqlglot.schema import MappingSchema
 from lineage.sql import ddl
 from lineage.sql.ddl import SchemaChange
 from lineage.sql.dialect import is_variable
-from lineage.sql.lineage import DIALECT, parse_script
+from lineage.sql.lineage import DIALECT, ParsedStatement, StatementError, _table_lineage, parse_script
 
 IDENTITY, TRANSFORMATION, AGGREGATION = "IDENTITY", "TRANSFORMATION", "AGGREGATION"
 JOIN, FILTER, GROUP_BY, SORT, WINDOW, CONDITIONAL = "JOIN", "FILTER", "GROUP_BY", "SORT", "WINDOW", "CONDITIONAL"
@@ -112,7 +112,7 @@ def column_lineage(sql: str, schema: Mapping[str, Sequence[str]] | None = None,
     for statement in parsed:
         written: list[tuple[str, Sources]] | None = None
         try:
-            written = _statement(statement.tree, tables, project, statement.index)
+            written = _statement(statement.tree, tables, project, statement.index) or _whole_table(statement, tables, project)
             for target, sources in written:
                 for source, roles in sources.items():
                     feeds.setdefault((source, target), set()).update(roles)
@@ -127,6 +127,26 @@ def column_lineage(sql: str, schema: Mapping[str, Sequence[str]] | None = None,
         tuple(ColumnFeed(s, t, tuple(sorted(r))) for (s, t), r in sorted(feeds.items()) if r),
         tuple(reasons), tuple(changes),
     )
+
+
+WHOLE_TABLE = ("exchange", "clone")
+"""``ALTER TABLE t EXCHANGE PARTITION ... WITH TABLE s`` and ``CLONE TABLE s TO t``: whole-table
+identity, each column of ``s`` into the column of the same name of ``t`` (the table lineage's kinds)."""
+
+
+def _whole_table(statement: ParsedStatement, tables: dict[str, list[str]], project: str) -> list[tuple[str, Sources]]:
+    if not isinstance(statement.tree, exp.Command):
+        return []
+    try:
+        found = _table_lineage(statement, project)
+    except StatementError:
+        return []
+    if found.kind not in WHOLE_TABLE or len(found.reads) != 1 or len(found.writes) != 1:
+        return []
+    source, target = found.reads[0], found.writes[0]
+    if source not in tables:
+        raise Partial(f"{found.statement}: columns of {source} unknown")
+    return [(f"{target}.{c}", {f"{source}.{c}": {IDENTITY}}) for c in tables[source]]
 
 
 def _ctas_schema(tree: exp.Expr, written: list[tuple[str, Sources]] | None, project: str,

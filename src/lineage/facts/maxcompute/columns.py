@@ -12,8 +12,8 @@ Column FEEDS come from ``lineage.sql.columns.column_lineage`` with the schemas t
 states: extraction sees one event at a time, so a ``SELECT *`` over (or a positional INSERT into)
 a table created by another job is not expanded but marked -- the Job gets ``column_lineage:
 partial`` and ``column_lineage_reason`` -- never guessed. The job's table lineage and its column
-lineage are kept consistent: each (read, written) table pair of a data statement either has a
-column pair or is named in the reason.
+lineage are kept consistent: each (read, written) table pair of the job (what its table FEEDS are
+made of) is joined by a chain of its column pairs or named in the reason.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from lineage.facts.core import Out
 from lineage.facts.maxcompute import helpers
 from lineage.facts.maxcompute.helpers import _data, _job_id, _job_lineage, _text
 from lineage.sql import ddl
+from lineage.sql.lineage import SqlLineage
 from lineage.sql.columns import DEFAULT, DIRECT, INDIRECT, ColumnLineage, column_lineage
-from lineage.sql.kinds import DATA
 
 REASON_MAX_CHARS = 1000
 QUALIFIERS = (("direct", DIRECT), ("indirect", INDIRECT))
@@ -200,21 +200,43 @@ def column_feeds(event: ParsedEvent) -> Iterator[Out]:
 
 
 def partial_reasons(event: ParsedEvent) -> list[str]:
-    """Why some of the job's column lineage is unknown: the resolver's reasons, and every
-    (read, written) table pair of a data statement that no column pair covers."""
+    """Why some of the job's column lineage is unknown: the resolver's reasons, and every (read,
+    written) table pair of the job -- the pairs its table FEEDS are made of (``graph.fold``) --
+    that no chain of the job's column pairs joins (a chain passes through the script's own
+    tables, e.g. a CTAS temp table read by the next statement; such a table's self-loop is exempt)."""
     lineage, tables = _lineage(event), _job_lineage(event)
     if lineage is None or tables is None:
         return []
-    covered = {(f.source.rpartition(".")[0], f.target.rpartition(".")[0]) for f in lineage.feeds}
+    reach: dict[str, set[str]] = {}
+    for f in lineage.feeds:
+        reach.setdefault(f.source.rpartition(".")[0], set()).add(f.target.rpartition(".")[0])
     reasons = list(lineage.partial)
-    for statement in tables.statements:
-        if statement.effect != DATA:
-            continue
-        for read in statement.reads:
-            for written in statement.writes:
-                if (read, written) not in covered:
-                    reasons.append(f"statement {statement.index}: no column of {read} is known to reach {written}")
+    staged = _staged(tables)
+    for read in tables.reads:
+        found = _reachable(reach, read) | ({read} if read in staged else set())
+        reasons += [f"no column of {read} is known to reach {written}" for written in tables.writes if written not in found]
     return list(dict.fromkeys(reasons))
+
+
+def _staged(tables: SqlLineage) -> set[str]:
+    """Tables the script writes before it reads them (a staging table swapped or cloned in): the
+    self-loop their read and write make at job level moves no data from the table into itself."""
+    first_write: dict[str, int] = {}
+    for s in tables.statements:
+        for t in s.writes:
+            first_write.setdefault(t, s.index)
+    return {t for s in tables.statements for t in s.reads if first_write.get(t, s.index) < s.index}
+
+
+def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
 
 
 def job_status(event: ParsedEvent) -> Iterator[Out]:
