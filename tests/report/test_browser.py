@@ -19,7 +19,7 @@ from lineage.cli import main
 from .conftest import WEEK
 
 pytestmark = pytest.mark.spark
-SECTIONS = ("headline", "changes", "impact-graph", "access-drift", "operations", "input-health")
+SECTIONS = ("headline", "changes", "impact-graph", "access-drift", "operations", "hygiene", "input-health")
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run", "--window-size=1100,1600")

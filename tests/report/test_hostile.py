@@ -116,7 +116,7 @@ def test_impact_pictures_of_a_hostile_table_carry_no_control_byte(hostile_wareho
 
 NAME_KEYS = {"name", "entity_name", "actor_name", "principal_name", "target_name", "example_id", "status", "privileges",
              "id", "entity_id", "actor", "principal", "target", "owners", "readers", "assets", "table", "tag", "rule",
-             "node", "src", "dst"}
+             "node", "src", "dst", "sensitive", "detail"}
 """Keys whose values are event text (names, ids, statuses, privileges) in report.json."""
 
 

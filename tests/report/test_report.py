@@ -18,7 +18,7 @@ from .conftest import CAROL, GAP_DAY, WEEK
 
 pytestmark = pytest.mark.spark
 SINCE, UNTIL = "2024-07-01T00:00:00+00:00", "2024-07-08T00:00:00+00:00"
-SECTIONS = ("headline", "changes", "impact-graph", "access-drift", "operations", "input-health")
+SECTIONS = ("headline", "changes", "impact-graph", "access-drift", "operations", "hygiene", "input-health")
 
 
 def run(*args):
@@ -134,10 +134,14 @@ def test_an_empty_week(demo_warehouse, tmp_path):
     assert report.changes == [] and report.people == [] and report.impact_graph.nodes == []
     assert all(f.value == 0 for f in report.headline)
     html = (tmp_path / "2024-W40" / "report.html").read_text()
-    for section in ("changes", "impact-graph", "access-drift", "operations"):
+    for section in ("impact-graph", "access-drift", "operations"):
         body = html.split(f'<section id="{section}">')[1].split("</section>")[0]
         assert "Nothing this week." in body
-    assert "Nothing this week." in (tmp_path / "2024-W40" / "report.md").read_text()
+    changes = html.split('<section id="changes">')[1].split("</section>")[0]
+    md = (tmp_path / "2024-W40" / "report.md").read_text()
+    for empty in ("Nothing changed this week that may break data.", "Nobody gained access this week.",
+                  "Nobody lost access this week.", "Nothing else to tell this week."):  # each part, in one line
+        assert changes.count(empty) == 1 and md.count(empty) == 1
 
 
 def test_weekly_gap_in_one_source_exits_3_and_an_expiring_grant(gap_events, tmp_path):

@@ -1,4 +1,5 @@
-"""Assemble the weekly report: one blast-radius pass over the last 8 windows, then each section."""
+"""Assemble the weekly report: one blast-radius pass over the last 8 windows, then each section
+(the four parts of the week's changes: ``parts``; platform hygiene: ``report.hygiene``)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ from lineage.analysis.api import blast
 from lineage.analysis.blast import ChangeImpact
 from lineage.analysis.engine import choose_engine
 from lineage.analysis.rules import EFFECTS
+from lineage.graph.api import change_rows
 from lineage.report import changes as changes_section
 from lineage.report import drift, health, operations
 from lineage.report.context import Context, iso
+from lineage.report.hygiene import hygiene_section
 from lineage.report.model import Figure, Report
+from lineage.report.parts import parts
 from lineage.report.window import Window
 
 TREND_WINDOWS = 8
@@ -71,11 +75,14 @@ def report(warehouse: str | Path, window: Window, *, engine: str = "auto", top: 
                 for key, title in HEADLINE]
     ranked = _within(everything, window)
     rows, read = changes_section.change_rows(ctx, ranked)
+    people = changes_section.people(ctx, ranked, read)
+    records = {c["change_id"]: c for c in change_rows(warehouse, window.since, window.until)}
     return Report(
         generated_at=iso(now or datetime.now(timezone.utc)), week=window.name, since=iso(window.since),
         until=iso(window.until), engine=engine_name, top=top, high_impact_score=changes_section.HIGH_IMPACT_SCORE,
-        headline=headline, changes=rows, people=changes_section.people(ctx, ranked, read),
+        headline=headline, changes=rows, people=people,
         impact_graph=changes_section.impact_graph(ctx, ranked[:min(top, 3)]),
         access=drift.access_drift(ctx, window), operations=operations.operations(ctx, window, ranked),
         input_health=health.input_health(warehouse, window),
+        parts=parts(ctx, ranked, people, records), hygiene=hygiene_section(ctx, warehouse, window),
     )

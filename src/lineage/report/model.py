@@ -7,7 +7,7 @@ over the same inputs writes the same bytes (only ``generated_at`` differs).
 
 Schema ``lineage.report/1`` (fields below, each documented):
 ``schema, generated_at, week, since, until, engine, top, headline[], changes[], people[],
-impact_graph, access, operations, input_health``. Adding a field is a compatible change;
+impact_graph, access, operations, input_health, parts[], hygiene``. Adding a field is a compatible change;
 renaming or removing one makes ``lineage.report/2``.
 """
 
@@ -191,6 +191,91 @@ class InputHealth(_Model):
     alerts: list[str] = []  # one sentence per source with gaps, for the headline ("no dataworks events since ...")
 
 
+class Named(_Model):
+    """A vertex shown by name (a person, node, job or table)."""
+
+    id: str
+    name: str
+
+
+class Runnable(_Model):
+    """A node or job with its owners: one that may fail, or one that reads a deprecated table."""
+
+    id: str
+    label: str
+    name: str
+    owners: list[Named]
+
+
+class PartEntry(_Model):
+    """One change as its part shows it (``change_id`` names its row in ``changes[]``); each part
+    fills the fields it is about and leaves the others empty."""
+
+    change_id: str
+    rank: int  # its overall rank in changes[] (the part's own order is the list's order)
+    sensitive: list[str] = []  # exposes: why the data is sensitive (a tag or label it carries, a tag added)
+    principals: list[Named] = []  # exposes: who gained a path to the data; restricts: who lost it
+    tables: list[Named] = []  # exposes (a sensitive tag added): the derived tables that become sensitive
+    may_fail: list[Runnable] = []  # restricts: the nodes and jobs that may fail, with their owners
+    tell: list[Named] = []  # breaks: the people to tell (owners and readers of what it reaches)
+    old_owners: list[Named] = []  # notifies: owners one instant before the change
+    new_owners: list[Named] = []  # notifies: owners as of the change
+    readers: list[Runnable] = []  # notifies (deprecation): the nodes (else jobs) reading it, with their owners
+    detail: str | None = None  # notifies: what a term, domain or tag change set (from the change's properties)
+
+
+class Part(_Model):
+    """One of the four parts of the week (``effect``: breaks, exposes, restricts, notifies):
+    every change of that effect, in the part's order; the pages show the first ``top``."""
+
+    effect: str
+    title: str
+    count: int
+    entries: list[PartEntry]
+
+
+class UnusedTable(_Model):
+    """A table written in the last ``unused_days`` and read by nothing, as of the week's end."""
+
+    id: str
+    name: str
+    owners: list[Named]
+    writers: list[Named]
+    runs: int
+    last_written: str | None
+
+
+class CycleFound(_Model):
+    """Tables feeding each other (a strongly connected component of FEEDS) as of the week's end."""
+
+    tables: list[Named]
+    jobs: list[Named]  # the jobs (nodes) that close it
+    new: bool  # not a cycle at the week's start
+
+
+class ImportanceMove(_Model):
+    """A table whose PageRank importance moved most between the week's start and its end."""
+
+    id: str
+    name: str
+    start: float  # share of all tables' PageRank (0 when the table did not exist)
+    end: float
+    rank_start: int | None  # 1 = most important; None: not in the graph then
+    rank_end: int | None
+
+
+class HygieneSection(_Model):
+    """Platform hygiene (``lineage hygiene``) at the week's start and end, compared (issue 33)."""
+
+    engine: str  # the engine hygiene ran on (local: networkx, whatever the report's engine)
+    unused_days: int
+    new_unused: list[UnusedTable]  # unused at the end, not at the start
+    unused_end: int  # every unused table at the end
+    cycles: list[CycleFound]
+    risers: list[ImportanceMove]
+    fallers: list[ImportanceMove]
+
+
 class Report(_Model):
     """The whole report document."""
 
@@ -211,6 +296,8 @@ class Report(_Model):
     access: Access
     operations: Operations
     input_health: InputHealth
+    parts: list[Part] = []  # the week's changes by effect: breaks, exposes, restricts, notifies
+    hygiene: HygieneSection | None = None
 
     def to_json(self) -> str:
         """The file's text: keys in model order, indented, ending in a newline (stable bytes)."""
