@@ -7,11 +7,7 @@
 // Example (Neo4j Browser):
 //   :param change_id => '8f173bf9e47facd9721999794acbbc18'
 
-// Uses the precomputed blast radius: needs `lineage export neo4j --with-impact` (answers nothing
-// for a change outside the window it was given). One hop, so it answers in milliseconds on any
-// graph size. Same vertices, labels and distances as `lineage blast-radius --json` for the change
-// (every impact rule: instances, DAGs, flows, columns too; downstream_blast_radius.cypher walks
-// the graph itself for a table at any moment, without the export option).
+// Notes: docs/cypher.md#change-impact
 MATCH (c:Change {id: $change_id})-[a:AFFECTS]->(x)
 RETURN a.distance AS distance, a.label AS label, x.id AS id, x.name AS name,
        c.kind AS kind, c.entity_id AS entity, c.impact_score AS score, c.impact_rank AS rank,

@@ -8,11 +8,7 @@
 //   :param since => '2024-07-01T00:00:00Z'
 //   :param until => '2024-07-08T00:00:00Z'
 
-// The same records as `lineage.graph.api.change_rows(warehouse, since, until)`, oldest first.
-// `owners` are the principals whose OWNS relationship to the entity is still open (valid_to null).
-// `deleted_at` is set when the entity has been dropped or deleted since. `score`, `rank` and
-// `affected` are the change's impact score, rank and affected count when the graph was exported
-// with `--with-impact` for a window holding it (null otherwise): sort by `score` for the worst.
+// Notes: docs/cypher.md#changes-this-week
 WITH [t IN [$since, $until] | CASE size(t) WHEN 10 THEN t + 'T00:00:00.000000Z'
                                          WHEN 20 THEN substring(t, 0, 19) + '.000000Z'
                                          ELSE t END] AS window
@@ -25,5 +21,5 @@ WITH c, entity, owner ORDER BY owner.id
 RETURN c.time AS time, c.kind AS kind, c.entity_label AS label, c.entity_id AS entity, entity.name AS name,
        c.actor AS actor, c.source AS source, collect(DISTINCT owner.id) AS owners, entity.deleted_at AS deleted_at,
        c.id AS change_id, c.event_id AS event_id, c.impact_score AS score, c.impact_rank AS rank,
-       c.affected_count AS affected
+       c.affected_count AS affected, c.effect AS effect
 ORDER BY time, change_id

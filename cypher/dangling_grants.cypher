@@ -5,9 +5,7 @@
 // Example (Neo4j Browser):
 //   (no parameters: run it as it is)
 
-// A CAN_ACCESS relationship whose interval is still open (valid_to null) into a vertex with
-// `deleted_at` set. `grantee_deleted` says whether the holder is gone too; `members` lists the
-// users who currently hold a Role grantee.
+// Notes: docs/cypher.md#dangling-grants
 MATCH (grantee)-[g:CAN_ACCESS]->(object)
 WHERE g.valid_to IS NULL AND object.deleted_at IS NOT NULL
 OPTIONAL MATCH (member)-[h:HAS_ROLE]->(grantee:Role)

@@ -1,7 +1,7 @@
 // Downstream blast radius of a table
-// Answers: If this table changes, what is downstream of it and who will notice? The tables fed by
-//   it (FEEDS, any depth), the jobs and nodes reading any of them, those nodes' baselines (SLAs),
-//   and the people to tell (owners, grantees, role members), each at its fewest hops.
+// Answers: If this table breaks, what is downstream and who will notice, at the fewest hops? Only a
+//   change whose effect is 'breaks' walks downstream (changes_this_week.cypher shows each change's
+//   effect; change_impact.cypher answers for any change).
 // Parameters:
 //   $table_id  the changed table, e.g. 'table:maxcompute:retail_dw.ods_users'
 //   $as_of     the moment whose graph to look at (UTC), e.g. '2024-07-08T00:00:00Z'
@@ -9,68 +9,58 @@
 //   :param table_id => 'table:maxcompute:retail_dw.ods_users'
 //   :param as_of => '2024-07-08T00:00:00Z'
 
-// Same answer as `lineage impact TABLE --as-of T` restricted to Table, Job, Node, Baseline, User
-// and Role (the impact rules of src/lineage/analysis/rules.py, walked in three stages; tables are
-// reached along FEEDS, which the build derives from every Job/Node that READS one table and WRITES
-// another, as impact's READS -> WRITES steps would reach them). Left out:
-// instances, DAG runs and flows of the reading nodes (see failing_instances_downstream.cypher),
-// owners of baselines, and FEEDS chains longer than 25 hops.
-// Columns: distance (hops from the table), label, id, name, reached_by (the relationship(s) that
-// reach it at that distance) and from (the vertices one hop nearer that it was reached from).
+// Notes: docs/cypher.md#downstream-blast-radius
 WITH CASE size($as_of) WHEN 10 THEN $as_of + 'T00:00:00.000000Z'
-                       WHEN 20 THEN substring($as_of, 0, 19) + '.000000Z'
-                       ELSE $as_of END AS as_of
+    WHEN 20 THEN substring($as_of, 0, 19) + '.000000Z'
+    ELSE $as_of END AS at
 MATCH (source:Table {id: $table_id})
-WHERE source.first_seen <= as_of AND (source.deleted_at IS NULL OR source.deleted_at > as_of)
-// 1. tables downstream along FEEDS, valid at as_of, at their fewest hops
+WHERE source.first_seen <= at AND coalesce(source.deleted_at, 'z') > at
 OPTIONAL MATCH p = (source)-[:FEEDS*1..25]->(t:Table)
-WHERE all(f IN relationships(p) WHERE f.valid_from <= as_of AND (f.valid_to IS NULL OR f.valid_to > as_of))
-  AND all(n IN nodes(p) WHERE n.deleted_at IS NULL OR n.deleted_at > as_of) AND t <> source
-WITH as_of, source, t, length(p) AS hops, nodes(p)[length(p) - 1].id AS previous
-WITH as_of, source, t, min(hops) AS distance, collect([hops, previous]) AS ways
-WITH as_of, source, collect([w IN ways WHERE t IS NOT NULL AND w[0] = distance
-                             | {node: t, distance: distance, rel: 'FEEDS', from: w[1]}]) AS found
+WHERE all(f IN relationships(p) WHERE f.valid_from <= at AND coalesce(f.valid_to, 'z') > at)
+  AND all(n IN nodes(p) WHERE coalesce(n.deleted_at, 'z') > at) AND t <> source
+WITH at, source, t, length(p) AS hops, nodes(p)[length(p) - 1].id AS previous
+WITH at, source, t, min(hops) AS distance, collect([hops, previous]) AS ways
+WITH at, source, collect([w IN ways WHERE t IS NOT NULL AND w[0] = distance
+    | {node: t, distance: distance, rel: 'FEEDS', from: w[1]}]) AS found
 UNWIND reduce(acc = [{node: source, distance: 0, rel: null, from: null}], l IN found | acc + l) AS table
-WITH as_of, table, table.node AS t, table.distance AS d
-// 2. around each affected table: readers (and their owners and baselines), owners, grantees
-WITH as_of, table, d, t, [] AS around
-WITH as_of, table, d, t, around +
+WITH at, table, table.node AS t, table.distance AS d
+WITH at, table, d, t, [] AS around
+WITH at, table, d, t, around +
   [(x)-[r:READS]->(t)
-     WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of)
-       AND (x.deleted_at IS NULL OR x.deleted_at > as_of)
-     | {node: x, distance: d + 1, rel: 'READS', from: t.id}] AS around
-WITH as_of, table, d, t, around +
+    WHERE r.valid_from <= at AND coalesce(r.valid_to, 'z') > at
+    AND coalesce(x.deleted_at, 'z') > at
+    | {node: x, distance: d + 1, rel: 'READS', from: t.id}] AS around
+WITH at, table, d, t, around +
   [(o)-[w:OWNS]->(x)-[r:READS]->(t)
-     WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of)
-       AND w.valid_from <= as_of AND (w.valid_to IS NULL OR w.valid_to > as_of)
-       AND (x.deleted_at IS NULL OR x.deleted_at > as_of) AND (o.deleted_at IS NULL OR o.deleted_at > as_of)
-     | {node: o, distance: d + 2, rel: 'OWNS', from: x.id}] AS around
-WITH as_of, table, d, t, around +
+    WHERE r.valid_from <= at AND coalesce(r.valid_to, 'z') > at
+    AND w.valid_from <= at AND coalesce(w.valid_to, 'z') > at
+    AND coalesce(x.deleted_at, 'z') > at AND coalesce(o.deleted_at, 'z') > at
+    | {node: o, distance: d + 2, rel: 'OWNS', from: x.id}] AS around
+WITH at, table, d, t, around +
   [(b)<-[ib:IN_BASELINE]-(x)-[r:READS]->(t)
-     WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of)
-       AND ib.valid_from <= as_of AND (ib.valid_to IS NULL OR ib.valid_to > as_of)
-       AND (x.deleted_at IS NULL OR x.deleted_at > as_of) AND (b.deleted_at IS NULL OR b.deleted_at > as_of)
-     | {node: b, distance: d + 2, rel: 'IN_BASELINE', from: x.id}] AS around
-WITH as_of, table, d, t, around +
+    WHERE r.valid_from <= at AND coalesce(r.valid_to, 'z') > at
+    AND ib.valid_from <= at AND coalesce(ib.valid_to, 'z') > at
+    AND coalesce(x.deleted_at, 'z') > at AND coalesce(b.deleted_at, 'z') > at
+    | {node: b, distance: d + 2, rel: 'IN_BASELINE', from: x.id}] AS around
+WITH at, table, d, t, around +
   [(o)-[w:OWNS]->(t)
-     WHERE w.valid_from <= as_of AND (w.valid_to IS NULL OR w.valid_to > as_of)
-       AND (o.deleted_at IS NULL OR o.deleted_at > as_of)
-     | {node: o, distance: d + 1, rel: 'OWNS', from: t.id}] AS around
-WITH as_of, table, d, t, around +
+    WHERE w.valid_from <= at AND coalesce(w.valid_to, 'z') > at
+    AND coalesce(o.deleted_at, 'z') > at
+    | {node: o, distance: d + 1, rel: 'OWNS', from: t.id}] AS around
+WITH at, table, d, t, around +
   [(g)-[a:CAN_ACCESS]->(t)
-     WHERE a.valid_from <= as_of AND (a.valid_to IS NULL OR a.valid_to > as_of)
-       AND (g.deleted_at IS NULL OR g.deleted_at > as_of)
-     | {node: g, distance: d + 1, rel: 'CAN_ACCESS', from: t.id}] AS around
-WITH as_of, table, d, t, around +
+    WHERE a.valid_from <= at AND coalesce(a.valid_to, 'z') > at
+    AND coalesce(g.deleted_at, 'z') > at
+    | {node: g, distance: d + 1, rel: 'CAN_ACCESS', from: t.id}] AS around
+WITH at, table, d, t, around +
   [(m)-[h:HAS_ROLE]->(g)-[a:CAN_ACCESS]->(t)
-     WHERE a.valid_from <= as_of AND (a.valid_to IS NULL OR a.valid_to > as_of)
-       AND h.valid_from <= as_of AND (h.valid_to IS NULL OR h.valid_to > as_of)
-       AND (g.deleted_at IS NULL OR g.deleted_at > as_of) AND (m.deleted_at IS NULL OR m.deleted_at > as_of)
-     | {node: m, distance: d + 2, rel: 'HAS_ROLE', from: g.id}] AS around
+    WHERE a.valid_from <= at AND coalesce(a.valid_to, 'z') > at
+    AND h.valid_from <= at AND coalesce(h.valid_to, 'z') > at
+    AND coalesce(g.deleted_at, 'z') > at AND coalesce(m.deleted_at, 'z') > at
+    | {node: m, distance: d + 2, rel: 'HAS_ROLE', from: g.id}] AS around
 UNWIND CASE WHEN d = 0 THEN around ELSE [table] + around END AS hit
-// 3. one row per affected vertex, at its fewest hops
 WITH hit.node AS n, min(hit.distance) AS distance, collect(hit) AS hits
 UNWIND [h IN hits WHERE h.distance = distance] AS nearest
 RETURN distance, n.label AS label, n.id AS id, n.name AS name,
-       collect(DISTINCT nearest.rel) AS reached_by, collect(DISTINCT nearest.from) AS from
+    collect(DISTINCT nearest.rel) AS reached_by, collect(DISTINCT nearest.from) AS from
 ORDER BY distance, id

@@ -1,7 +1,7 @@
 // Downstream blast radius of a table (Neo4j 5.21+: shortest-path search)
-// Answers: If this table changes, what is downstream of it and who will notice? The tables fed by
-//   it (FEEDS, any depth), the jobs and nodes reading any of them, those nodes' baselines (SLAs),
-//   and the people to tell (owners, grantees, role members), each at its fewest hops.
+// Answers: If this table breaks, what is downstream and who will notice, at the fewest hops? Only a
+//   change whose effect is 'breaks' walks downstream (changes_this_week.cypher shows each change's
+//   effect; change_impact.cypher answers for any change).
 // Parameters:
 //   $table_id  the changed table, e.g. 'table:maxcompute:retail_dw.ods_users'
 //   $as_of     the moment whose graph to look at (UTC), e.g. '2024-07-08T00:00:00Z'
@@ -9,17 +9,7 @@
 //   :param table_id => 'table:maxcompute:retail_dw.ods_users'
 //   :param as_of => '2024-07-08T00:00:00Z'
 
-// Same answer as `lineage impact TABLE --as-of T` restricted to Table, Job, Node, Baseline, User
-// and Role (the impact rules of src/lineage/analysis/rules.py, walked in three stages; tables are
-// reached along FEEDS, which the build derives from every Job/Node that READS one table and WRITES
-// another, as impact's READS -> WRITES steps would reach them). Left out:
-// instances, DAG runs and flows of the reading nodes (see failing_instances_downstream.cypher),
-// owners of baselines, and FEEDS chains longer than 25 hops.
-// Columns: distance (hops from the table), label, id, name, reached_by (the relationship(s) that
-// reach it at that distance) and from (the vertices one hop nearer that it was reached from).
-// Neo4j-only variant of downstream_blast_radius.cypher (same columns and answer): the FEEDS walk
-// uses ALL SHORTEST with inline predicates, a breadth-first search, where the portable query
-// enumerates every path and keeps the shortest (exponential on lineage full of diamonds).
+// Neo4j-only variant of downstream_blast_radius.cypher (SHORTEST); notes: docs/cypher.md#downstream-blast-radius
 WITH CASE size($as_of) WHEN 10 THEN $as_of + 'T00:00:00.000000Z'
                        WHEN 20 THEN substring($as_of, 0, 19) + '.000000Z'
                        ELSE $as_of END AS as_of

@@ -7,13 +7,7 @@
 // Example (Neo4j Browser):
 //   :param change_id => '8f173bf9e47facd9721999794acbbc18'
 
-// Downstream is taken on the graph as it was just before the change (as `lineage blast-radius`
-// does: a dropped table still has its readers): the changed table and the tables it FEEDS (25
-// hops at most), the nodes (or anything else) that READ one of them, and their instances
-// (HAS_INSTANCE) that began at or after the change and failed: DataWorks status 5, exported as
-// status 'failure' (status_code '5'). `distance` = hops from the changed table to the node.
-// Failed MaxCompute jobs are not listed: a failed job's vertex says status 'failed', but a failed
-// run asserts no lineage (no READS), so it is never one of the readers matched here.
+// Notes: docs/cypher.md#failing-instances-downstream
 MATCH (c:Change {id: $change_id})-[:CHANGES]->(changed)
 OPTIONAL MATCH p = (changed)-[:FEEDS*1..25]->(t:Table)
 WHERE all(f IN relationships(p) WHERE f.valid_from < c.time AND (f.valid_to IS NULL OR f.valid_to >= c.time))

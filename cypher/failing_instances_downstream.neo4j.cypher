@@ -7,17 +7,7 @@
 // Example (Neo4j Browser):
 //   :param change_id => '8f173bf9e47facd9721999794acbbc18'
 
-// Downstream is taken on the graph as it was just before the change (as `lineage blast-radius`
-// does: a dropped table still has its readers): the changed table and the tables it FEEDS (25
-// hops at most), the nodes (or anything else) that READ one of them, and their instances
-// (HAS_INSTANCE) that began at or after the change and failed: DataWorks status 5, exported as
-// status 'failure' (status_code '5'). `distance` = hops from the changed table to the node.
-// Failed MaxCompute jobs are not listed: a failed job's vertex says status 'failed', but a failed
-// run asserts no lineage (no READS), so it is never one of the readers matched here.
-// Neo4j-only variant of failing_instances_downstream.cypher (same columns and answer): the FEEDS
-// walk uses SHORTEST 1 with inline predicates, a breadth-first search per downstream table, where
-// the portable query enumerates every path and keeps the shortest (exponential on lineage full of
-// diamonds, and the changed table is often a hub).
+// Neo4j-only variant of failing_instances_downstream.cypher (SHORTEST); notes: docs/cypher.md#failing-instances-downstream
 MATCH (c:Change {id: $change_id})-[:CHANGES]->(changed)
 OPTIONAL MATCH p = SHORTEST 1 (changed) (()-[f:FEEDS]->(n)
                    WHERE f.valid_from < c.time AND (f.valid_to IS NULL OR f.valid_to >= c.time)

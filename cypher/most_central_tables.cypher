@@ -6,15 +6,7 @@
 // Example (Neo4j Browser):
 //   :param limit => 10
 
-// On the current graph: open intervals (valid_to null) between vertices not deleted.
-// score = downstream + readers, where `downstream` counts distinct tables and storage locations
-// (Location: OSS/HDFS paths written or read outside MaxCompute) reachable along FEEDS
-// (25 hops at most) and `readers` the distinct vertices with a READS into the table (every
-// MaxCompute job run counts, so a table read daily outranks one read once; `reading_nodes` counts
-// the readers that are not Jobs). `upstream` and `writers` are shown for context. Ties by id.
-// After `lineage export neo4j --with-impact` each Table also holds `downstream_tables` and
-// `readers` (as of the export window's end): `MATCH (t:Table) RETURN t.id, t.downstream_tables
-// + t.readers AS score ORDER BY score DESC` is then a one-hop answer on any graph size.
+// Notes: docs/cypher.md#most-central-tables
 MATCH (t:Table)
 WHERE t.deleted_at IS NULL
 OPTIONAL MATCH down = (t)-[:FEEDS*1..25]->(d)

@@ -1,4 +1,4 @@
-// PII exposure: sensitive tables, where their data flows, and who can read it (Neo4j 5.21+)
+// PII exposure (Neo4j 5.21+)
 // Answers: Which tables carry a sensitive mark (a PII / Sensitive / Confidential / Restricted tag,
 //   or a MaxCompute label of level 2 or more), which tables their data flows into (FEEDS), who can
 //   read each of those, and who of them was never cleared at the source (exposed)?
@@ -7,29 +7,7 @@
 // Example (Neo4j Browser):
 //   :param as_of => '2024-07-05T00:00:00Z'
 
-// The rules of lineage.analysis.propagation (Atlas-style propagation):
-// - a mark is on a table or one of its columns (HAS_COLUMN); a tag counts when a word of its name
-//   is pii, sensitive, confidential or restricted (words split at non-letters/digits and at
-//   camelCase, case-insensitive: pii_email, HighlySensitive); a Label by its `level` (else id key);
-// - marks flow downstream along FEEDS into tables and storage locations (25 hops at most), never into or through a table tagged
-//   propagation:stop / NoPropagation or with propagate = 'false';
-// - a table that carries the mark itself (a label of at least that level) does not receive it.
-// "Valid at as_of" is written `coalesce(valid_to, 'z') > as_of` here (= valid_to null or later:
-// 'z' sorts after every time) to keep the request under FalkorDB's 4 KiB.
-// One row per (mark, table): the origins (distance 0: the table carries it) and every table it
-// reaches, with its fewest hops from an origin. `readers`: who can read the table (as in
-// who_can_access.cypher, roles through their members); `exposed`: readers of a derived table who
-// can read none of the mark's origins (for labels: and neither their user label nor a label grant
-// on an origin reaches the level).
-// After `lineage export neo4j --with-impact` each Table holds `sensitive_reached` (the ids of the
-// marks propagated into it, as of the export window's end): `MATCH (t:Table) WHERE
-// size(t.sensitive_reached) > 0 RETURN t.id, t.sensitive_reached` is then a one-hop answer.
-// Neo4j-only variant of pii_exposure.cypher (same columns and answer): where each mark flows is
-// SHORTEST 1 with inline predicates (a breadth-first search per reached table, where the portable
-// query enumerates every FEEDS path from every origin: exponential on lineage full of diamonds);
-// the stop tags, the marks a table carries itself and a reader's label clearance are EXISTS {}
-// subqueries instead of pattern comprehensions counted with size(); marks are matched with the
-// label expression `(mark:Tag|Label)` (the only marks the rules count).
+// Neo4j-only variant of pii_exposure.cypher (EXISTS {}, SHORTEST, label expression); notes: docs/cypher.md#pii-exposure
 WITH CASE size($as_of) WHEN 10 THEN $as_of + 'T00:00:00.000000Z'
                        WHEN 20 THEN substring($as_of, 0, 19) + '.000000Z'
                        ELSE $as_of END AS at
@@ -84,13 +62,13 @@ WITH mark, level, t, distance, origins, granted, reader,
      mark:Label AND EXISTS { (reader)-[h:HAS_LABEL]->(l) WHERE h.valid_from <= at AND coalesce(h.valid_to, 'z') > at
                                AND toInteger(coalesce(l.level, split(l.id, ':')[2])) >= level } AS label_cleared
 WITH mark, t, distance, origins, granted, collect(DISTINCT reader) AS readers,
-     collect(CASE WHEN label_cleared THEN reader END) AS labelled
-WITH mark, collect({t: t, distance: distance, origins: origins, readers: readers, labelled: labelled,
+     collect(CASE WHEN label_cleared THEN reader END) AS lbl
+WITH mark, collect({t: t, distance: distance, origins: origins, readers: readers, lbl: lbl,
                     granted: granted}) AS rows
 UNWIND rows AS row
 WITH mark, row, reduce(acc = [], x IN rows | acc + CASE WHEN x.t IN row.origins THEN x.readers + x.granted ELSE [] END)
      AS cleared
 RETURN mark.id AS mark, row.distance AS distance, row.t.id AS table, [o IN row.origins | o.id] AS origins,
        [u IN row.readers | u.id] AS readers,
-       [u IN row.readers WHERE row.distance > 0 AND NOT u IN cleared AND NOT u IN row.labelled | u.id] AS exposed
+       [u IN row.readers WHERE row.distance > 0 AND NOT u IN cleared AND NOT u IN row.lbl | u.id] AS exposed
 ORDER BY mark, distance, table

@@ -8,14 +8,7 @@
 //   :param table_id => 'table:maxcompute:retail_dw.ads_sales_report'
 //   :param as_of => '2024-07-08T00:00:00Z'
 
-// One row per FEEDS relationship on a path into the table: `table` feeds `feeds` (the table itself
-// or another upstream table); `distance` is the fewest FEEDS hops from `table` to the target; `via`
-// lists every Job/Node that READS `table` and WRITES `feeds` as of the moment (FEEDS.via keeps only
-// the most recent ones, and not as of a time); `since` is when the FEEDS interval began.
-// Same tables and distances as lineage.analysis UPSTREAM_RULES restricted to FEEDS (25 hops at most).
-// Neo4j-only variant of upstream_lineage.cypher (same columns and answer): the FEEDS walk uses
-// SHORTEST 1 with inline predicates, a breadth-first search, where the portable query enumerates
-// every path and keeps the shortest (exponential on lineage full of diamonds).
+// Neo4j-only variant of upstream_lineage.cypher (SHORTEST); notes: docs/cypher.md#upstream-lineage
 WITH CASE size($as_of) WHEN 10 THEN $as_of + 'T00:00:00.000000Z'
                        WHEN 20 THEN substring($as_of, 0, 19) + '.000000Z'
                        ELSE $as_of END AS as_of

