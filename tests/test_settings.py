@@ -36,7 +36,8 @@ def test_defaults_are_the_documented_ones():
 
 
 def test_readme_settings_table_lists_every_variable_with_its_default():
-    rows = dict(re.findall(r"^\| `(LINEAGE_[A-Z_]+)` \| `([^`]*)` \|", README.read_text(), re.M))
+    documented = "\n".join(p.read_text() for p in [README, *sorted((README.parent / "docs").glob("*.md"))])
+    rows = dict(re.findall(r"^\| `(LINEAGE_[A-Z_]+)` \| `([^`]*)` \|", documented, re.M))
     assert set(rows) == set(VARIABLES)
     defaults = Settings.from_env()
     for variable, documented in rows.items():
@@ -54,6 +55,7 @@ def test_every_variable_is_read_by_its_exact_name(monkeypatch, tmp_path):
         "LINEAGE_GRAPHFRAMES": "none", "LINEAGE_SPARK_MASTER": "local[1]", "LINEAGE_SHUFFLE_PARTITIONS": "7",
         "LINEAGE_DRIVER_MEMORY": "512m", "LINEAGE_CACHE": str(tmp_path), "LINEAGE_SPARK_PROGRESS": "true",
         "LINEAGE_SPARK_LOG_LEVEL": "warn", "LINEAGE_INGEST_LOCAL_MAX_BYTES": "10", "LINEAGE_LOCAL_MAX_EDGES": "3",
+        "LINEAGE_LOCAL_MEMORY": "2g",
     }
     assert set(values) == set(VARIABLES)
     for variable, value in values.items():
