@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import pytest
 from click.testing import CliRunner
@@ -66,8 +66,11 @@ def test_the_truth_plants_revokes_that_break_jobs_and_sensitive_grants(generated
     assert {p["change"]["entity_id"] for p in sensitive} <= pii
     # a failing node is owned by the revoked person and reads the table (nodes.csv, from the model)
     nodes = {n["node_id"]: n for n in _rows(generated, "nodes")}
+    runs = {(j["node_id"], j["day"]) for j in _rows(generated, "jobs")}
     for p in revokes:
+        day = f"{_when(p['change']['time']) + timedelta(days=1):%Y-%m-%d}"
         for node in p["may_fail"]:
+            assert (node, day) in runs, (node, day)  # still scheduled the day after the revoke
             assert p["change"]["entity_id"] in nodes[node]["reads"].split(";")
             assert nodes[node]["owner"] == p["lost"][0] and nodes[node]["lineage"] == "sql"
 
