@@ -192,3 +192,13 @@ def test_on_the_generated_platform_every_table_feeds_has_a_column_path_or_a_part
         assert dst in one or any(dst in nxt.get(mid, set()) for mid in one), (e["src"], e["dst"])
         checked += 1
     assert checked > 50
+
+
+def test_added_columns_come_before_the_partition_columns():
+    """MaxCompute keeps partition columns last: ADD COLUMNS after CREATE ... PARTITIONED BY."""
+    found = facts_of(job("j9", 1, "CREATE TABLE IF NOT EXISTS t9 (id BIGINT) PARTITIONED BY (ds STRING);"
+                                  "ALTER TABLE t9 ADD COLUMNS (note STRING);"))
+    positions = {f.dst_id: f.properties.get("position") for f in found
+                 if f.relationship == "HAS_COLUMN" and f.op == "assert"}
+    t9 = f"table:maxcompute:{P}.t9"
+    assert positions == {col(t9, "id"): "1", col(t9, "note"): "2", col(t9, "ds"): "3"}

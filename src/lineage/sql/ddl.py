@@ -59,23 +59,23 @@ def apply(tables: dict[str, list[str]], change: SchemaChange, partitions: dict[s
     """``tables`` (``project.table`` -> column names in order, partition columns last) after
     ``change``; ``partitions`` holds which columns are partition columns (added columns go before them)."""
     current = tables.get(change.table)
-    names = [c.name for c in change.columns]
-    if change.op == REPLACE or (change.op == CREATE and current is None):
-        tables[change.table] = names
-        partitions[change.table] = {c.name for c in change.columns if c.partition}
-    elif change.op in (DROP_TABLE, UNKNOWN):
+    if change.op in (REPLACE, DROP_TABLE, UNKNOWN) or (change.op == CREATE and current is None):
         tables.pop(change.table, None)
         partitions.pop(change.table, None)
-    elif current is None:
-        return  # columns of a table whose schema is unknown: still unknown
-    elif change.op == ADD:
-        keys = partitions.get(change.table, set())
-        tables[change.table] = [c for c in current if c not in keys] + [n for n in names if n not in current] + \
-            [c for c in current if c in keys]
-    elif change.op == DROP:
-        tables[change.table] = [c for c in current if c not in names]
-    elif change.op == CHANGE and change.old in current:
-        tables[change.table] = [names[0] if c == change.old else c for c in current]
+        if change.op in (REPLACE, CREATE):
+            tables[change.table] = [c.name for c in change.columns]
+            partitions[change.table] = {c.name for c in change.columns if c.partition}
+    elif current is not None and change.op in _ALTER:  # a table of unknown columns stays unknown
+        tables[change.table] = _ALTER[change.op](current, change, partitions.get(change.table, set()))
+
+
+_ALTER = {
+    ADD: lambda cols, c, keys: [n for n in cols if n not in keys] + [x.name for x in c.columns if x.name not in cols]
+    + [n for n in cols if n in keys],
+    DROP: lambda cols, c, _keys: [n for n in cols if n not in {x.name for x in c.columns}],
+    CHANGE: lambda cols, c, _keys: [c.columns[0].name if n == c.old else n for n in cols],
+}
+"""How each ALTER form changes a known column list (``CREATE`` of an existing table changes nothing)."""
 
 
 def _table(node: exp.Expr | None, project: str) -> str | None:

@@ -81,7 +81,7 @@ _NET_STEPS = {
     ddl.UNKNOWN: lambda net, c: _reset(net, c, False),
     ddl.DROP_TABLE: lambda net, c: _reset(net, c, False),
     ddl.CREATE: lambda net, c: None if net.columns else _create(net, c),
-    ddl.ADD: lambda net, c: net.columns.update({col.name: col for col in c.columns if col.name not in net.columns}),
+    ddl.ADD: lambda net, c: _add(net, c),
     ddl.DROP: lambda net, c: _drop(net, [col.name for col in c.columns]),
     ddl.CHANGE: lambda net, c: _change(net, c),
 }
@@ -91,6 +91,13 @@ _NET_STEPS = {
 def _reset(net: _Net, change: ddl.SchemaChange, known: bool) -> None:
     net.cleared, net.known, net.dropped, net.retyped = True, known, set(), {}
     net.columns = {c.name: c for c in change.columns}
+
+
+def _add(net: _Net, change: ddl.SchemaChange) -> None:
+    """Added columns go before the partition columns (MaxCompute keeps partition columns last)."""
+    new = {c.name: c for c in change.columns if c.name not in net.columns}
+    data = {n: c for n, c in net.columns.items() if not c.partition}
+    net.columns = {**data, **new, **{n: c for n, c in net.columns.items() if c.partition}}
 
 
 def _create(net: _Net, change: ddl.SchemaChange) -> None:
