@@ -67,9 +67,13 @@ class _Group(click.Group):
             if debug:
                 traceback.print_exc()
             if not isinstance(exc, LineageError):
+                from lineage import memory
                 from lineage.damage import explain
 
-                exc = explain(exc) or exc  # a damaged warehouse file: named, with its repair
+                command = self.commands.get(ctx.invoked_subcommand or "")
+                engines = command is not None and any(p.name == "engine" for p in command.params)
+                # an engine out of memory (what to raise, or the other engine), or a damaged file (its repair)
+                exc = memory.explain(exc, alternative=engines) or explain(exc) or exc
             if isinstance(exc, LineageError):
                 click.echo(visible(exc.line.format(exc)), err=True)
                 sys.exit(exc.exit_code)

@@ -35,3 +35,11 @@ class SetupError(LineageError, RuntimeError):
 
     exit_code = 2
     line = "lineage: setup error: {}"
+
+
+class OutOfMemory(LineageError):
+    """An engine ran out of memory (``lineage.memory.explain``): exit 1, and the message names
+    the setting to raise or the other engine to try."""
+
+    exit_code = 1
+    line = "lineage: {}"

@@ -47,17 +47,21 @@ class Settings(BaseSettings):
                                         description="`ingest --engine auto` parses inputs up to this size in the driver")
     local_max_edges: int = Field(500_000, validation_alias="LINEAGE_LOCAL_MAX_EDGES",
                                  description="`--engine auto` analyses graphs up to this many edge rows in memory")
+    local_memory: str = Field("auto", validation_alias="LINEAGE_LOCAL_MEMORY",
+                              description="the most memory the local engine may hold (`auto`: what the system has)")
 
     @field_validator("graphframes", "spark_master")
     @classmethod
     def _stripped(cls, value: str) -> str:
         return value.strip()
 
-    @field_validator("driver_memory")
+    @field_validator("driver_memory", "local_memory")
     @classmethod
-    def _memory(cls, value: str) -> str:
+    def _memory(cls, value: str, info: Any) -> str:
+        if info.field_name == "local_memory" and value.strip().lower() == "auto":
+            return "auto"
         if not MEMORY.match(value.strip()):
-            raise ValueError("a size such as 512m or 4g")
+            raise ValueError("a size such as 512m or 4g" + (" (or auto)" if info.field_name == "local_memory" else ""))
         return value.strip()
 
     @field_validator("spark_log_level")

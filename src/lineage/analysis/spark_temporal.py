@@ -200,7 +200,7 @@ class SparkTraversal:
         for row in found.groupBy("q", "label", "distance").count().collect():
             terms.setdefault(row["q"], []).append((row["label"], row["distance"], row["count"]))
         if limit is None:
-            rows: Iterator[Any] = found.orderBy("q", "distance", "id").toLocalIterator()
+            rows: Iterator[Any] = _batches(found, terms, len(queries))
         elif limit > 0:
             rank = F.row_number().over(Window.partitionBy("q").orderBy("distance", "id"))
             rows = iter(found.withColumn("_rank", rank).where(F.col("_rank") <= limit)
@@ -219,3 +219,22 @@ class SparkTraversal:
                 summary[label] = summary.get(label, 0) + n  # type: ignore[index]
             total = exact_sum((weigh(label) / max(distance, 1), n) for label, distance, n in counts)
             yield q, Impact(sum(n for _, _, n in counts), summary, total, tuple(affected))
+
+
+COLLECT_ROWS = 200_000
+"""Affected rows collected at once when every row is asked for (``limit=None``)."""
+
+
+def _batches(found: "DataFrame", terms: dict[int, list[tuple[str | None, int, int]]], queries: int) -> Iterator[Any]:
+    """Every row of ``found`` in (q, distance, id) order, collected a few queries at a time (about
+    ``COLLECT_ROWS`` rows): a failed job raises in ``collect``, where ``toLocalIterator``'s serving
+    thread could leave the driver waiting for a partition that never comes."""
+    from pyspark.sql import functions as F
+
+    first, rows = 0, 0
+    for q in range(queries + 1):
+        if q == queries or (rows and rows + sum(n for _, _, n in terms.get(q, [])) > COLLECT_ROWS):
+            if rows:
+                yield from found.where(F.col("q").between(first, q - 1)).orderBy("q", "distance", "id").collect()
+            first, rows = q, 0
+        rows += sum(n for _, _, n in terms.get(q, []))

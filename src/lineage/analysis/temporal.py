@@ -28,6 +28,7 @@ import numpy as np
 from lineage.analysis.engine import Affected, check_depth, directions
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, micros
+from lineage.memory import check_local
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -140,6 +141,7 @@ class TemporalGraph:
         self.edge_last = micros(_column(edges, "last_seen"), edges.num_rows, start=False)
         self._edges = edges
         self._steps: dict[tuple[frozenset[str], frozenset[str]], Steps] = {}
+        check_local()
 
     @classmethod
     def from_rows(cls, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]]) -> "TemporalGraph":
@@ -225,6 +227,7 @@ class TemporalGraph:
             start = np.maximum(start[take], self.row_start[rows])
             end = np.minimum(end[take], self.row_end[rows])
         steps = self._steps[key] = Steps(self.n, a, b, start, end)
+        check_local()
         return steps
 
     # ----------------------------------------------------------------------------------------
@@ -253,6 +256,7 @@ class TemporalGraph:
         """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on this graph."""
         for chunk in self.reach_many(queries, max_depth=max_depth):
             summaries, sums = chunk.summaries(), chunk.weighted(weigh)
+            check_local()
             for i in range(chunk.size):
                 yield chunk.offset + i, Impact(chunk.count(i), summaries[i], sums[i], tuple(chunk.affected(i, limit)))
 
@@ -281,6 +285,7 @@ class TemporalGraph:
         ptr, sb, ss, se = steps.ptr, steps.b, steps.start, steps.end
         while len(fv) and (max_depth is None or depth < max_depth):
             depth += 1
+            check_local()
             lo = ptr[fv]
             counts = ptr[fv + 1] - lo
             parent = np.repeat(np.arange(len(fv)), counts)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from lineage.analysis.api import blast
+from lineage.analysis.api import blast, window_question
 from lineage.analysis.blast import ChangeImpact
 from lineage.analysis.engine import choose_engine
 from lineage.analysis.rules import EFFECTS
@@ -66,8 +66,10 @@ def report(warehouse: str | Path, window: Window, *, engine: str = "auto", top: 
            now: datetime | None = None) -> Report:
     """The report of ``window``: every figure from the analysis API over the built graph."""
     ctx = Context.of(warehouse)
-    engine_name = choose_engine(warehouse, engine)
     windows = [window.previous(n) for n in range(TREND_WINDOWS - 1, -1, -1)]  # oldest first, this one last
+    # auto: by what the eight windows' blast radius will cost, every affected vertex kept
+    engine_name = choose_engine(warehouse, engine, window_question(change_rows(warehouse, windows[0].since, window.until),
+                                                                   None))
     everything = blast(warehouse, since=windows[0].since, until=window.until, engine=engine_name, affected=None)
     per_window = [figures(ctx, w, _within(everything, w)) for w in windows]
     headline = [Figure(key=key, title=title, value=per_window[-1][key], previous=per_window[-2][key],

@@ -1,0 +1,120 @@
+"""Out of memory is an answer, not a hang (issue 31): each engine is made to run out in
+`blast-radius` and `report`, in a subprocess, and must end with exit 1 and one paragraph naming
+what to raise or which engine to try; and `auto` chooses by what the answer will cost."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lineage.analysis.engine import GIB, Budget, Question, choose
+
+LINEAGE = str(Path(sys.executable).parent / "lineage")
+ENDS_WITHIN = 600  # seconds: a run that has not ended by then is the hang this guards against
+
+
+def _last_week(warehouse: Path) -> str:
+    from lineage.graph.api import change_rows
+    from lineage.report.window import week_of
+
+    return week_of(max(c["time"] for c in change_rows(warehouse) if c["time"])).name
+
+
+def _run(args: list[str], **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, **env}
+    return subprocess.run([LINEAGE, *args], capture_output=True, text=True, timeout=ENDS_WITHIN, env=environment)
+
+
+def _commands(warehouse: Path, out: Path, engine: str) -> dict[str, list[str]]:
+    return {
+        "blast-radius": ["blast-radius", "--warehouse", str(warehouse), "--engine", engine, "--json"],
+        "report": ["report", "--warehouse", str(warehouse), "--out", str(out), "--week", _last_week(warehouse),
+                   "--engine", engine],
+    }
+
+
+def _paragraph(stderr: str) -> str:
+    """The lines lineage itself wrote (the JVM's own 'Picked up' note aside)."""
+    return "\n".join(line for line in stderr.splitlines() if line.startswith("lineage:"))
+
+
+def test_local_engine_out_of_memory_names_the_cap_and_the_other_engine(generated, tmp_path):
+    for name, args in _commands(generated.warehouse, tmp_path / "report", "local").items():
+        ran = _run(args, LINEAGE_LOCAL_MEMORY="64m")  # far below what Python with numpy holds
+        said = _paragraph(ran.stderr)
+        assert ran.returncode == 1, (name, ran.stderr[-2000:])
+        assert said.count("\n") == 0 and "ran out of memory" in said, (name, ran.stderr[-2000:])
+        assert "LINEAGE_LOCAL_MEMORY" in said and "--engine spark" in said, said
+        assert "Traceback" not in ran.stderr, ran.stderr[-2000:]
+        assert ran.stdout == "", name  # no half answer
+
+
+def test_spark_engine_out_of_memory_ends_the_command_and_names_the_driver_memory(generated, tmp_path):
+    # Spark refuses a heap under 450 MiB unless its reserved memory is 0 (its own test setting,
+    # read from a JVM system property); a 40 MiB heap then runs out reading the graph.
+    tiny = {"LINEAGE_DRIVER_MEMORY": "40m", "JDK_JAVA_OPTIONS": "-Dspark.testing.reservedMemory=0 -XX:+UseParallelGC"}
+    for name, args in _commands(generated.warehouse, tmp_path / "report", "spark").items():
+        ran = _run(args, **tiny)
+        said = _paragraph(ran.stderr)
+        assert ran.returncode == 1, (name, ran.stderr[-3000:])
+        assert said.count("\n") == 0 and "ran out of memory" in said, (name, ran.stderr[-3000:])
+        assert "LINEAGE_DRIVER_MEMORY" in said and "40m" in said and "--engine local" in said, said
+        # the JVM's own one line ("Terminating due to java.lang.OutOfMemoryError") on stderr, no stack
+        assert "\tat " not in ran.stderr and "Traceback" not in ran.stderr and "Py4J" not in ran.stderr, ran.stderr[-3000:]
+        assert ran.stdout == "", name
+
+
+def test_auto_answers_a_question_about_given_ids_locally_at_any_size(generated, monkeypatch):
+    from lineage.analysis.api import impact
+    from lineage.graph.api import load_rows
+
+    monkeypatch.setenv("LINEAGE_LOCAL_MAX_EDGES", "0")  # every graph is "big"
+    table = next(v["id"] for v in load_rows(generated.warehouse)[0] if v.get("label") == "Table")
+    assert impact(generated.warehouse, [table], as_of="2100-01-01").engine == "local"
+
+
+# `choose` on hand-made sizes -------------------------------------------------------------------
+
+MACHINE = Budget(available=18 * GIB, driver=4 * GIB)  # this 24 GiB machine with its default driver
+ISSUE = (461_875, 1_375_476)  # the graph of issue 31: vertices, edges
+
+
+def test_one_entity_is_local_whatever_the_graph_and_the_memory():
+    for vertices, edges in (ISSUE, (10**9, 5 * 10**9)):
+        assert choose(vertices, edges, Question(entity=True), Budget(available=GIB, driver=64 * GIB)) == "local"
+
+
+def test_small_graphs_are_local_without_an_estimate():
+    assert choose(1000, 400_000, Question(breaks=10**6, kept=None), Budget(available=0, driver=64 * GIB)) == "local"
+
+
+def test_the_issues_window_is_local_on_this_machine():
+    # 28,227 changes of which ~2,000 breaks, 100 affected kept per change: the graph takes ~0.3 GiB
+    assert choose(*ISSUE, Question(breaks=2_000, changes=28_227, kept=100), MACHINE) == "local"
+    # summaries only (--full streams): the same
+    assert choose(*ISSUE, Question(breaks=2_000, changes=28_227, kept=0), MACHINE) == "local"
+
+
+def test_a_graph_bigger_than_the_memory_goes_to_the_engine_that_holds_it():
+    huge = (200_000_000, 600_000_000)  # ~130 GiB of local arrays
+    assert choose(*huge, Question(breaks=10, changes=10), Budget(available=18 * GIB, driver=4 * GIB, cluster=True)) == "spark"
+    # no cluster: Spark's driver would need as much heap; neither fits, and local's shortfall is smaller
+    assert choose(*huge, Question(breaks=10, changes=10), MACHINE) == "local"
+
+
+def test_keeping_every_pair_goes_to_spark_when_its_heap_holds_them_and_local_memory_does_not():
+    # 2,000 breaks over 5,000 vertices, every pair kept (10M pairs): ~3.7 GiB as Python objects
+    # (+ the walk's chunk), ~2.8 GiB as collected rows
+    question = Question(breaks=2_000, changes=2_000, kept=None)
+    assert choose(5_000, 600_000, question, Budget(available=20 * GIB, driver=16 * GIB)) == "local"
+    assert choose(5_000, 600_000, question, Budget(available=4 * GIB, driver=4 * GIB)) == "spark"
+    # neither fits: Spark is short by less (3.4 GiB for 2.9) than local (4.6 GiB for 80% of 3)
+    assert choose(5_000, 600_000, question, Budget(available=3 * GIB, driver=int(2.9 * GIB))) == "spark"
+
+
+def test_unknown_free_memory_is_local():
+    assert choose(*ISSUE, Question(breaks=10**6, kept=None), Budget(available=None, driver=GIB)) == "local"
