@@ -173,6 +173,17 @@ def _impact(change: Mapping[str, Any], found: Impact) -> ChangeImpact:
     )
 
 
+def _column(change: Mapping[str, Any], affected: Sequence[Affected], limit: int | None) -> ChangeImpact:
+    """A break scored by its column-precise affected set (``lineage.analysis.columns``)."""
+    summary = dict(sorted(Counter(a.label for a in affected).items(), key=lambda kv: (kv[0] is None, kv[0] or "")))
+    return ChangeImpact(
+        change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
+        kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
+        score=score(change["kind"], affected), summary=summary, count=len(affected),
+        affected=tuple(affected if limit is None else affected[:limit]),
+    )
+
+
 def _reached(change: Mapping[str, Any], plan: "effects_of.Plan", affected: Sequence[Affected],
              limit: int | None) -> ChangeImpact:
     """An exposure, restriction or notice: what its plan (and a restriction's walk) reached."""
@@ -193,7 +204,7 @@ def rank_key(impact: ChangeImpact) -> tuple[Any, ...]:
 
 def evaluate(
     changes: Sequence[Mapping[str, Any]], traversal: Traversal, *, max_depth: int | None = None,
-    limit: int | None = None, plans: Sequence["effects_of.Plan"] | None = None,
+    limit: int | None = None, plans: Sequence["effects_of.Plan"] | None = None, columns: Any = None,
 ) -> list[ChangeImpact]:
     """Every change's impact, in the order given: its plan (``lineage.analysis.effects``; planned
     here unless given, as changes at one instant are attributed together), then one traversal for
@@ -203,6 +214,12 @@ def evaluate(
         plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
     out: list[ChangeImpact | None] = [None] * len(changes)
     breaks = [i for i, p in enumerate(plans) if p.effect == BREAKS]
+    if columns is not None:  # field removals and type changes: column-precise (lineage.analysis.columns)
+        from lineage.analysis.columns import breaks as column_breaks
+
+        for i, affected in column_breaks(changes, breaks, traversal, columns, max_depth=max_depth).items():
+            out[i] = _column(changes[i], affected, limit)
+        breaks = [i for i in breaks if out[i] is None]
     for n, found in traversal.impacts([query_of(changes[i]) for i in breaks], max_depth=max_depth, limit=limit,
                                       weigh=weight):
         out[breaks[n]] = _impact(changes[breaks[n]], found)
@@ -223,28 +240,31 @@ def blast_radius(
     *,
     max_depth: int | None = None,
     affected_limit: int | None = None,
+    columns: Any = None,
 ) -> list[ChangeImpact]:
     """Score every change on the graph around it (breaks: one instant before it, all in one
     traversal); ranked by score (then time, id). Each keeps its first ``affected_limit`` affected
     vertices (all: None)."""
-    return sorted(evaluate(list(changes), traversal, max_depth=max_depth, limit=affected_limit), key=rank_key)
+    return sorted(evaluate(list(changes), traversal, max_depth=max_depth, limit=affected_limit, columns=columns),
+                  key=rank_key)
 
 
 def blast_stream(
-    changes: Iterable[Mapping[str, Any]], traversal: Traversal, *, max_depth: int | None = None
+    changes: Iterable[Mapping[str, Any]], traversal: Traversal, *, max_depth: int | None = None, columns: Any = None
 ) -> Iterator[ChangeImpact]:
     """Every change with *all* its affected vertices, ranked, one at a time: a first pass ranks
     (counts only), a second evaluates the changes again in rank order, ``CHUNK`` at a time, so
     memory holds one chunk of answers, not the whole output."""
     changes = list(changes)
     plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
-    ranked = sorted(evaluate(changes, traversal, max_depth=max_depth, limit=0, plans=plans), key=rank_key)
+    ranked = sorted(evaluate(changes, traversal, max_depth=max_depth, limit=0, plans=plans, columns=columns),
+                    key=rank_key)
     by_id = {c["change_id"]: (c, p) for c, p in zip(changes, plans)}
     ordered = [by_id[r.change_id] for r in ranked]
     for first in range(0, len(ordered), CHUNK):
         chunk = ordered[first:first + CHUNK]
         yield from evaluate([c for c, _ in chunk], traversal, max_depth=max_depth, limit=None,
-                            plans=[p for _, p in chunk])
+                            plans=[p for _, p in chunk], columns=columns)
 
 
 def _time_key(moment: datetime | None) -> tuple[bool, float]:

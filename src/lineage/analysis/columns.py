@@ -1,0 +1,227 @@
+"""Column-precise impact (issue 32 part 4): a column change reaches who reads that column.
+
+Pure functions over a :class:`~lineage.analysis.access.Snapshot` (the rows of ``FEEDS``,
+``HAS_COLUMN``, ``READS``, ``WRITES``, ``OWNS`` and the Job vertices' ``column_lineage``), so
+either engine's rows give one answer. From the changed columns:
+
+1. column ``FEEDS`` forward, ``direct`` only (``indirect=True`` adds the ``indirect`` ones --
+   joins, filters, windows --, each column reached only through one marked ``indirect``);
+2. the tables of those columns (``HAS_COLUMN``), then the jobs and nodes that read them
+   (``READS``) as of the moment;
+3. a reading Job whose column lineage is not ``complete`` (partial, or a job without SQL) may read
+   the column unseen: its written tables are affected as a whole, marked ``fallback``, and
+   table-level impact goes on from them (``IMPACT_RULES``, walked by the engine: :func:`merge`);
+4. the owners (``OWNS``) of everything reached.
+
+Upstream is the mirror: column ``FEEDS`` backward, their tables, the jobs that write them; a
+writing job whose column lineage is not complete falls back to the tables it reads.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping, Sequence
+
+from lineage import ids
+from lineage.analysis.access import Snapshot, Timeline
+from lineage.analysis.engine import Affected
+
+FEEDS, HAS_COLUMN, READS, WRITES, OWNS = "FEEDS", "HAS_COLUMN", "READS", "WRITES", "OWNS"
+RELATIONSHIPS = (FEEDS, HAS_COLUMN, READS, WRITES, OWNS)
+"""The edge rows a column answer reads (:func:`timeline`)."""
+DIRECT, INDIRECT = "direct", "indirect"
+COMPLETE = "complete"
+COLUMN_KINDS = frozenset({"field_removal", "column_type_change"})
+"""Breaks scored by their column-precise impact when the change names its columns."""
+
+
+@dataclass(frozen=True)
+class Reached:
+    """One vertex of a column answer: hop distance and witness path from a changed column;
+    ``indirect``: reached only through an indirect column FEEDS; ``fallback``: reached only
+    through a job whose column lineage is partial (the job's whole output table)."""
+
+    id: str
+    label: str
+    distance: int
+    path: tuple[str, ...]
+    indirect: bool = False
+    fallback: bool = False
+
+    def affected(self) -> Affected:
+        return Affected(self.id, self.label, self.distance, self.path)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "label": self.label, "distance": self.distance, "path": list(self.path),
+                "indirect": self.indirect, "fallback": self.fallback}
+
+
+def timeline(vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]]) -> Timeline:
+    """The rows a column answer needs, indexed once (every vertex; the edges of ``RELATIONSHIPS``)."""
+    return Timeline(vertices, [e for e in edges if e.get("relationship") in RELATIONSHIPS])
+
+
+def timeline_from_frames(vertices: Any, edges: Any) -> Timeline:
+    """The same rows out of Spark DataFrames (the ``spark`` engine's graph), filtered in Spark."""
+    from pyspark.sql import functions as F
+
+    keep = [c for c in ("id", "label", "name", "first_seen", "deleted_at", "properties") if c in vertices.columns]
+    rows = [r.asDict() for r in vertices.select(*keep).collect()]
+    edge_rows = [r.asDict() for r in edges.where(F.col("relationship").isin(*RELATIONSHIPS)).collect()]
+    return timeline(rows, edge_rows)
+
+
+def columns_of_change(change: Mapping[str, Any]) -> list[str]:
+    """The columns a field removal or type change names: the column itself (a type change on a
+    Column), ``columns`` (MaxCompute DDL, a list or its JSON) or ``field_path`` (DataHub)."""
+    entity = change["entity_id"]
+    if ids.label_of(entity) == "Column":
+        return [entity]
+    props = change.get("properties") or {}
+    if isinstance(props, list):
+        props = dict(props)
+    named: list[str] = []
+    raw = props.get("columns")
+    if raw:
+        try:
+            named = list(json.loads(raw)) if isinstance(raw, str) else list(raw)
+        except ValueError:
+            named = [c.strip() for c in str(raw).split(",") if c.strip()]
+    if props.get("field_path"):
+        named.append(props["field_path"])
+    return sorted({ids.column(entity, name) for name in named})
+
+
+def _complete(snap: Snapshot, job: str) -> bool:
+    return snap.properties.get(job, {}).get("column_lineage") == COMPLETE
+
+
+def _columns(snap: Snapshot, sources: Sequence[str], qualifiers: frozenset[str], forward: bool) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """Columns reachable along column FEEDS of ``qualifiers`` (breadth first, ids in order)."""
+    found: dict[str, tuple[int, tuple[str, ...]]] = {s: (0, (s,)) for s in sorted(set(sources))}
+    queue = deque(sorted(found))
+    while queue:
+        current = queue.popleft()
+        dist, path = found[current]
+        steps = snap.out(current, FEEDS) if forward else snap.into(current, FEEDS)
+        for nxt in sorted({(e.dst if forward else e.src) for e in steps if e.qualifier in qualifiers}):
+            if nxt not in found and snap.label(nxt) == "Column":
+                found[nxt] = (dist + 1, path + (nxt,))
+                queue.append(nxt)
+    return found
+
+
+def reach(snap: Snapshot, sources: Sequence[str], *, indirect: bool = False, downstream: bool = True) -> tuple[list[Reached], list[Reached]]:
+    """(what the columns reach, the fallback tables): sources not listed; the fallback tables are
+    listed in the first list too, and are where table-level impact goes on (:func:`merge`)."""
+    direct = _columns(snap, sources, frozenset({DIRECT}), downstream)
+    every = _columns(snap, sources, frozenset({DIRECT, INDIRECT}), downstream) if indirect else direct
+    best: dict[str, Reached] = {}
+
+    def add(vid: str, dist: int, path: tuple[str, ...], marked: bool, fallback: bool = False) -> bool:
+        old = best.get(vid)
+        key = (fallback, marked, dist, path)
+        if old is None or key < (old.fallback, old.indirect, old.distance, old.path):
+            best[vid] = Reached(vid, snap.label(vid), dist, path, marked, fallback)
+            return True
+        return False
+
+    for col, (dist, path) in every.items():
+        marked = col not in direct
+        dist, path = direct.get(col, (dist, path))
+        if dist:
+            add(col, dist, path, marked)
+        for e in snap.into(col, HAS_COLUMN):
+            add(e.src, dist + 1, path + (e.src,), marked)
+    tables = [r for r in best.values() if r.label != "Column"]
+    fallback: list[Reached] = []
+    for table in sorted(tables, key=lambda r: (r.distance, r.id)):
+        runs = snap.into(table.id, READS if downstream else WRITES)
+        for job in sorted({e.src for e in runs}):
+            add(job, table.distance + 1, table.path + (job,), table.indirect)
+            if snap.label(job) != "Job" or _complete(snap, job):
+                continue
+            for e in sorted(snap.out(job, WRITES if downstream else READS), key=lambda e: e.dst):
+                if add(e.dst, table.distance + 2, table.path + (job, e.dst), table.indirect, True):
+                    fallback.append(best[e.dst])
+    for r in sorted(list(best.values()), key=lambda r: (r.distance, r.id)):
+        for e in snap.into(r.id, OWNS):
+            add(e.src, r.distance + 1, r.path + (e.src,), r.indirect, r.fallback)
+    for s in sources:
+        best.pop(s, None)
+    ordered = sorted(best.values(), key=lambda r: (r.distance, r.id))
+    fallback = [best[f.id] for f in fallback if f.id in best and best[f.id].fallback]
+    return ordered, sorted({r.id: r for r in fallback}.values(), key=lambda r: (r.distance, r.id))
+
+
+def merge(reached: Sequence[Reached], walks: Mapping[str, Sequence[Affected]], sources: Sequence[str] = ()) -> list[Reached]:
+    """The column answer with the table-level walks from its fallback tables (``walks``: fallback
+    table id -> what an engine's walk reached from it), each walked vertex at the fallback
+    table's distance plus its own, marked ``fallback`` unless the columns reached it themselves."""
+    best = {r.id: r for r in reached}
+    for r in reached:
+        for a in walks.get(r.id, ()):
+            if a.id in sources:
+                continue
+            candidate = Reached(a.id, a.label, r.distance + a.distance, r.path + tuple(a.path[1:]), r.indirect, True)
+            old = best.get(a.id)
+            if old is None or (old.fallback and (candidate.distance, candidate.path) < (old.distance, old.path)):
+                best[a.id] = candidate
+    return sorted(best.values(), key=lambda r: (r.distance, r.id))
+
+
+def answer(snap: Snapshot, sources: Sequence[str], engine: Any, *, indirect: bool = False, downstream: bool = True,
+           max_depth: int | None = None) -> list[Reached]:
+    """The whole column answer on one engine (``Engine.reach`` walks on from each fallback table)."""
+    from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES
+
+    reached, fallback = reach(snap, sources, indirect=indirect, downstream=downstream)
+    rules = IMPACT_RULES if downstream else UPSTREAM_RULES
+    walks = {f.id: engine.reach([f.id], rules=rules, max_depth=max_depth) for f in fallback}
+    found = merge(reached, walks, sources)
+    return [r for r in found if max_depth is None or r.distance <= max_depth]
+
+
+def breaks(changes: Sequence[Mapping[str, Any]], chosen: Sequence[int], traversal: Any, columns: Timeline, *,
+           max_depth: int | None = None) -> dict[int, list[Affected]]:
+    """The column-precise affected set of each chosen break that names known columns (one instant
+    before it), the fallback tables walked on by ``traversal`` in one call; others are left out."""
+    from lineage.analysis.blast import query_of
+    from lineage.analysis.temporal import Query
+
+    found: dict[int, tuple[list[str], list[Reached], list[Reached]]] = {}
+    for i in chosen:
+        change = changes[i]
+        if change["kind"] not in COLUMN_KINDS or not change.get("time"):
+            continue
+        moment = query_of(change).moment
+        snap = columns.at(moment)
+        named = [c for c in columns_of_change(change) if snap.exists(c) and snap.label(c) == "Column"]
+        if named:
+            found[i] = (named, *reach(snap, named))
+    queries = [(i, f.id) for i, (_, _, fallback) in found.items() for f in fallback]
+    walks: dict[int, dict[str, list[Affected]]] = {i: {} for i in found}
+    moments = [Query((table,), query_of(changes[i]).moment) for i, table in queries]
+    for n, impact in traversal.impacts(moments, max_depth=max_depth, limit=None, weigh=lambda label: 1.0):
+        i, table = queries[n]
+        walks[i][table] = list(impact.affected)
+    out = {}
+    for i, (named, reached, _) in found.items():
+        entity = changes[i]["entity_id"]  # the changed table is the change, not its impact
+        merged = merge(reached, walks[i], [*named, entity])
+        out[i] = [r.affected() for r in merged if r.id != entity and (max_depth is None or r.distance <= max_depth)]
+    return out
+
+
+def timeline_of(warehouse: Any, spark: Any = None) -> Timeline:
+    """The column rows of a built warehouse: read with pyarrow (``local``), or, given a
+    SparkSession (``spark``), out of the graph's DataFrames."""
+    if spark is None:
+        from lineage.graph.api import load_rows
+
+        return timeline(*load_rows(warehouse))
+    from lineage.graph import api
+
+    return timeline_from_frames(*api.load(warehouse, spark))

@@ -1,0 +1,129 @@
+"""Column-precise impact (issue 32 part 4) on a hand-made graph, on both engines.
+
+Source table ``s`` (columns a, b, k). Read by four jobs, all finished the day before:
+``ja`` (complete) copies s.a into a.x, and ``jd`` (complete) a.x into d.u; ``jb`` (complete)
+copies s.b into b.y (the sibling: it never reads s.a); ``jc`` (complete) copies s.b into c.z
+filtered on s.a (indirect); ``jp`` (partial column lineage) writes ``p``, which ``jq`` copies
+into ``q`` (table-level only); ``je`` copies b.y into e.t. ``alice`` owns ``a``. The field removal drops s.a.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from export.graphgen import write_graph
+
+from lineage.analysis import columns
+from lineage.analysis.blast import blast_radius
+
+T0 = datetime(2024, 7, 1, tzinfo=timezone.utc)
+WHEN = T0 + timedelta(days=1)
+
+
+def tid(name: str) -> str:
+    return f"table:maxcompute:p.{name}"
+
+
+def cid(table: str, column: str) -> str:
+    return f"column:maxcompute:p.{table}.{column}"
+
+
+def job(name: str) -> str:
+    return f"job:maxcompute:{name}"
+
+
+ALICE = "user:aliyun:alice"
+SCHEMA = {"s": "abk", "a": "x", "b": "y", "c": "z", "d": "u", "p": "w", "q": "v", "e": "t"}
+JOBS = {  # job -> (reads, writes, column lineage)
+    "ja": ("s", "a", "complete"), "jb": ("s", "b", "complete"), "jc": ("s", "c", "complete"),
+    "jd": ("a", "d", "complete"), "jp": ("s", "p", "partial"), "jq": ("p", "q", "complete"),
+    "je": ("b", "e", "complete"),
+}
+COLUMN_FEEDS = [  # (source, target, qualifier)
+    (("s", "a"), ("a", "x"), "direct"), (("a", "x"), ("d", "u"), "direct"), (("s", "b"), ("b", "y"), "direct"),
+    (("s", "b"), ("c", "z"), "direct"), (("s", "a"), ("c", "z"), "indirect"), (("p", "w"), ("q", "v"), "direct"),
+    (("b", "y"), ("e", "t"), "direct"),
+]
+
+
+def graph() -> tuple[list[dict], list[dict], list[dict]]:
+    v = [{"id": tid(t), "label": "Table", "first_seen": T0} for t in SCHEMA]
+    v += [{"id": cid(t, c), "label": "Column", "first_seen": T0} for t, cs in SCHEMA.items() for c in cs]
+    v += [{"id": job(j), "label": "Job", "first_seen": T0, "properties": {"column_lineage": cl}}
+          for j, (_, _, cl) in JOBS.items()]
+    v += [{"id": ALICE, "label": "User", "first_seen": T0}]
+
+    def edge(src: str, dst: str, rel: str, qualifier: str = "") -> dict:
+        return {"src": src, "dst": dst, "relationship": rel, "qualifier": qualifier, "valid_from": T0, "last_seen": T0}
+
+    e = [edge(tid(t), cid(t, c), "HAS_COLUMN") for t, cs in SCHEMA.items() for c in cs]
+    for j, (r, w, _) in JOBS.items():
+        e += [edge(job(j), tid(r), "READS"), edge(job(j), tid(w), "WRITES"), edge(tid(r), tid(w), "FEEDS")]
+    e += [edge(cid(*s), cid(*t), "FEEDS", q) for s, t, q in COLUMN_FEEDS]
+    e += [edge(ALICE, tid("a"), "OWNS")]
+    change = {"change_id": "c1", "entity_id": tid("s"), "entity_label": "Table", "kind": "field_removal",
+              "time": WHEN, "actor": None, "event_id": "e1", "properties": {"columns": '["a"]'}}
+    return v, e, [change]
+
+
+def test_direct_reach_excludes_the_sibling_and_marks_the_partial_fallback():
+    v, e, _ = graph()
+    snap = columns.timeline(v, e).at(WHEN)
+    reached, fallback = columns.reach(snap, [cid("s", "a")])
+    got = {r.id: (r.distance, r.indirect, r.fallback) for r in reached}
+    assert got == {
+        cid("a", "x"): (1, False, False), tid("s"): (1, False, False), cid("d", "u"): (2, False, False),
+        tid("a"): (2, False, False), tid("d"): (3, False, False),
+        # every job reading s or a reads a table whose column changed
+        job("ja"): (2, False, False), job("jb"): (2, False, False), job("jc"): (2, False, False),
+        job("jp"): (2, False, False), job("jd"): (3, False, False),
+        tid("p"): (3, False, True),  # jp's column lineage is partial: its whole output
+        ALICE: (3, False, False),
+    }
+    assert [f.id for f in fallback] == [tid("p")]
+    assert not {tid("b"), tid("c"), cid("b", "y"), cid("c", "z")} & set(got)
+
+
+def test_indirect_adds_the_filter_reader_marked():
+    v, e, _ = graph()
+    reached, _ = columns.reach(columns.timeline(v, e).at(WHEN), [cid("s", "a")], indirect=True)
+    got = {r.id: (r.distance, r.indirect) for r in reached}
+    assert got[cid("c", "z")] == (1, True) and got[tid("c")] == (2, True)
+    assert tid("b") not in got and cid("b", "y") not in got
+    assert got[tid("a")] == (2, False)
+
+
+def test_upstream_follows_column_feeds_backward():
+    v, e, _ = graph()
+    reached, _ = columns.reach(columns.timeline(v, e).at(WHEN), [cid("d", "u")], downstream=False)
+    got = {r.id: r.distance for r in reached}
+    assert got[cid("a", "x")] == 1 and got[cid("s", "a")] == 2 and got[tid("s")] == 3
+    assert job("jd") in got and job("ja") in got and tid("b") not in got
+
+
+@pytest.mark.spark
+def test_field_removal_blast_is_column_precise_and_equal_on_both_engines(spark, tmp_path):
+    from lineage.analysis.spark_temporal import SparkTraversal
+    from lineage.analysis.temporal import TemporalGraph
+
+    v, e, changes = graph()
+    wh = write_graph(tmp_path / "wh", v, e, changes)
+    local, remote = TemporalGraph.from_warehouse(wh), SparkTraversal.from_warehouse(wh, spark)
+    answers = {}
+    for name, traversal, timeline in (("local", local, columns.timeline_of(wh)),
+                                      ("spark", remote, columns.timeline_of(wh, spark))):
+        precise = blast_radius(changes, traversal, columns=timeline)[0]
+        whole = blast_radius(changes, traversal)[0]
+        answers[name] = ({a.id: a.distance for a in precise.affected}, precise.score,
+                         {a.id for a in whole.affected})
+    assert answers["local"] == answers["spark"]
+    precise, _, whole = answers["local"]
+    tables = {i for i in precise if i.startswith("table:")}
+    # what reads s.a directly (a, then d), and p (partial) with q after it; s is the change itself
+    assert tables == {tid("a"), tid("d"), tid("p"), tid("q")}
+    assert precise[tid("q")] == 4 and precise[job("jq")] == 4  # p at 3, then its readers and FEEDS
+    assert {cid("a", "x"), cid("d", "u")} <= set(precise)
+    assert tables < {i for i in whole if i.startswith("table:")} and len(precise) < len(whole)
+    assert answers["local"][1] < blast_radius(changes, local)[0].score
+    assert {tid("b"), tid("c"), tid("e"), job("je")} <= whole - set(precise)
