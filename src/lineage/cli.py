@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.table import Table
 
+from lineage.cli_columns import INDIRECT, columns_first
 from lineage.cli_export import export_group
 from lineage.cli_hygiene import hygiene
 from lineage.cli_inspect import COMMANDS as INSPECT_COMMANDS, resolving
@@ -200,8 +201,10 @@ def _print_build(result) -> None:
 @click.option("--all", "every", is_flag=True, help="List every vertex (instances and jobs not collapsed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Print the affected subgraph for Graphviz, Mermaid or Gephi/yEd.")
+@INDIRECT
 @change_ids_first
 @resolving("ids")
+@columns_first(downstream=True)
 def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: int | None, engine: str,
            relationships: tuple[str, ...], every: bool, as_json: bool, fmt: str | None) -> None:
     """If these vertices change, what breaks and who will notice (downstream impact); given change

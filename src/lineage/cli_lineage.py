@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from lineage.cli_columns import INDIRECT, columns_first
 from lineage.cli_inspect import resolving
 from lineage.terminal import lines_text
 
@@ -135,7 +136,9 @@ def print_blast(warehouse: Path, ranked: Sequence[Any], top: int) -> None:
 @click.option("--all", "every", is_flag=True, help="List every vertex (instances and jobs not collapsed).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Print the upstream subgraph for Graphviz, Mermaid or Gephi/yEd.")
+@INDIRECT
 @resolving("ids")
+@columns_first(downstream=False)
 def upstream(ids: Sequence[str], warehouse: Path, as_of: str | None, max_depth: int | None, engine: str, every: bool,
              as_json: bool, fmt: str | None) -> None:
     """Where these tables' data comes from, hop by hop, through which jobs (upstream lineage)."""

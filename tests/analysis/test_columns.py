@@ -127,3 +127,36 @@ def test_field_removal_blast_is_column_precise_and_equal_on_both_engines(spark, 
     assert tables < {i for i in whole if i.startswith("table:")} and len(precise) < len(whole)
     assert answers["local"][1] < blast_radius(changes, local)[0].score
     assert {tid("b"), tid("c"), tid("e"), job("je")} <= whole - set(precise)
+
+
+def run_cli(*args: str) -> dict:
+    from click.testing import CliRunner
+
+    from lineage.cli import main
+
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_cli_impact_and_upstream_of_a_column(tmp_path):
+    import json
+
+    v, e, changes = graph()
+    wh = str(write_graph(tmp_path / "wh", v, e, changes))
+    at = (WHEN + timedelta(hours=1)).isoformat()
+    doc = json.loads(run_cli("impact", cid("s", "a"), "--warehouse", wh, "--as-of", at, "--engine", "local", "--json"))
+    got = {a["id"]: a for a in doc["affected"]}
+    assert doc["sources"] == [cid("s", "a")] and doc["fallback"] == [tid("p"), tid("q")]
+    assert {i for i in got if i.startswith("table:")} == {tid("s"), tid("a"), tid("d"), tid("p"), tid("q")}
+    assert got[tid("p")]["fallback"] and got[tid("q")]["fallback"] and not got[tid("a")]["fallback"]
+    assert got[tid("a")]["path"] == [cid("s", "a"), cid("a", "x"), tid("a")]
+    assert doc["summary"]["Table"] == 5
+    wider = json.loads(run_cli("impact", cid("s", "a"), "--warehouse", wh, "--as-of", at, "--engine", "local",
+                               "--indirect", "--json"))
+    marked = {a["id"]: a["indirect"] for a in wider["affected"]}
+    assert marked[tid("c")] and marked[cid("c", "z")] and not marked[tid("a")] and tid("b") not in marked
+    up = json.loads(run_cli("upstream", cid("d", "u"), "--warehouse", wh, "--as-of", at, "--engine", "local", "--json"))
+    assert {a["id"] for a in up["upstream"] if a["label"] == "Column"} == {cid("a", "x"), cid("s", "a")}
+    human = run_cli("impact", cid("s", "a"), "--warehouse", wh, "--as-of", at, "--engine", "local")
+    assert f"{tid('p')}  [fallback]" in human and tid("b") not in human

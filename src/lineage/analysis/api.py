@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from lineage.analysis import access as access_analysis
+from lineage.analysis import columns
 from lineage.analysis import propagation
 from lineage.analysis.blast import ChangeImpact, Traversal, blast_radius, blast_stream
 from lineage.analysis.engine import Affected, Question, choose_engine, open_engine
@@ -189,8 +190,9 @@ def blast(
     """Every Change with ``since <= time < until``, its score, summary and affected set, ranked;
     each keeps its first ``affected`` affected vertices (all when None; counts stay complete)."""
     changes = change_rows(warehouse, since, until)
-    return blast_radius(changes, traversal(warehouse, engine, spark, window_question(changes, affected)),
-                        max_depth=max_depth, affected_limit=affected)
+    walker = traversal(warehouse, engine, spark, window_question(changes, affected))
+    return blast_radius(changes, walker, max_depth=max_depth, affected_limit=affected,
+                        columns=columns.for_changes(changes, warehouse, walker))
 
 
 def blast_all(
@@ -204,7 +206,8 @@ def blast_all(
 ) -> Iterator[ChangeImpact]:
     """The same changes, ranked, each with *every* affected vertex, one at a time (streamed)."""
     changes = change_rows(warehouse, since, until)
-    return blast_stream(changes, traversal(warehouse, engine, spark, window_question(changes, 0)), max_depth=max_depth)
+    walker = traversal(warehouse, engine, spark, window_question(changes, 0))
+    return blast_stream(changes, walker, max_depth=max_depth, columns=columns.for_changes(changes, warehouse, walker))
 
 
 def window_question(changes: Sequence[Any], kept: int | None) -> Question:

@@ -216,12 +216,74 @@ def breaks(changes: Sequence[Mapping[str, Any]], chosen: Sequence[int], traversa
 
 
 def timeline_of(warehouse: Any, spark: Any = None) -> Timeline:
-    """The column rows of a built warehouse: read with pyarrow (``local``), or, given a
-    SparkSession (``spark``), out of the graph's DataFrames."""
-    if spark is None:
-        from lineage.graph.api import load_rows
+    """The column rows of a built warehouse: read with pyarrow, only the relationships needed
+    (``local``), or, given a SparkSession (``spark``), out of the graph's DataFrames."""
+    if spark is not None:
+        from lineage.graph import api
 
-        return timeline(*load_rows(warehouse))
-    from lineage.graph import api
+        return timeline_from_frames(*api.load(warehouse, spark))
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
 
-    return timeline_from_frames(*api.load(warehouse, spark))
+    from lineage.graph.api import built
+
+    wh = built(warehouse, "vertices", "edges")
+    vertices = ds.dataset(str(wh.vertices), format="parquet")
+    edges = ds.dataset(str(wh.edges), format="parquet")
+    vrows = vertices.to_table(columns=[c for c in ("id", "label", "first_seen", "deleted_at", "properties")
+                                       if c in vertices.schema.names]).to_pylist()
+    erows = edges.to_table(filter=pc.field("relationship").isin(list(RELATIONSHIPS))).to_pylist()
+    for row in (*vrows, *erows):
+        if isinstance(row.get("properties"), list):
+            row["properties"] = dict(row["properties"])
+    return timeline(vrows, [e for e in erows if e["relationship"] != FEEDS or e.get("qualifier")])
+
+
+def for_changes(changes: Sequence[Mapping[str, Any]], warehouse: Any, traversal: Any) -> Timeline | None:
+    """The column rows when some change is a column kind (else None: nothing read), from the
+    traversal's engine (its SparkSession when it has one)."""
+    if not any(c.get("kind") in COLUMN_KINDS for c in changes):
+        return None
+    return timeline_of(warehouse, getattr(traversal, "spark", None))
+
+
+@dataclass(frozen=True)
+class ColumnResult:
+    """``impact``/``upstream`` of columns: the contract's keys, each vertex marked."""
+
+    sources: tuple[str, ...]
+    affected: tuple[Reached, ...]
+    as_of: Any
+    engine: str
+    indirect: bool
+    downstream: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        """``impact --json`` (``upstream --json``: ``upstream`` for ``affected``), plus ``as_of``,
+        ``indirect`` (asked for) and ``fallback`` (the tables reached only through a job whose column lineage is partial)."""
+        listed = [r.to_json() for r in self.affected]
+        summary: dict[str, int] = {}
+        for r in self.affected:
+            summary[r.label] = summary.get(r.label, 0) + 1
+        return {"sources": list(self.sources), ("affected" if self.downstream else "upstream"): listed,
+                "summary": dict(sorted(summary.items(), key=lambda kv: str(kv[0]))),
+                "as_of": self.as_of.isoformat(), "columns": True, "indirect": self.indirect,
+                "fallback": sorted(r.id for r in self.affected if r.fallback and r.label == "Table")}
+
+
+def ask(warehouse: Any, sources: Sequence[str], *, as_of: Any = None, max_depth: int | None = None,
+        engine: str = "auto", indirect: bool = False, downstream: bool = True) -> ColumnResult:
+    """The column answer on the warehouse as of a time (None: now); unknown columns: a usage error."""
+    from lineage.analysis.access import moment_of
+    from lineage.analysis.api import UnknownIds
+    from lineage.analysis.engine import open_engine
+
+    moment = moment_of(as_of)
+    snap = timeline_of(warehouse).at(moment)
+    wanted = list(dict.fromkeys(sources))
+    missing = [s for s in wanted if not snap.exists(s)]
+    if missing:
+        raise UnknownIds(f"not in the graph as of {moment.isoformat()}: {', '.join(missing)}")
+    runner = open_engine(warehouse, engine=engine, as_of=moment)
+    found = answer(snap, wanted, runner, indirect=indirect, downstream=downstream, max_depth=max_depth)
+    return ColumnResult(tuple(wanted), tuple(found), moment, runner.name, indirect, downstream)
