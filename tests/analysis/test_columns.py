@@ -160,3 +160,81 @@ def test_cli_impact_and_upstream_of_a_column(tmp_path):
     assert {a["id"] for a in up["upstream"] if a["label"] == "Column"} == {cid("a", "x"), cid("s", "a")}
     human = run_cli("impact", cid("s", "a"), "--warehouse", wh, "--as-of", at, "--engine", "local")
     assert f"{tid('p')}  [fallback]" in human and tid("b") not in human
+
+
+# --- column-precise PII (issue 32 part 5) ------------------------------------------------------
+# crm.t has email (tagged PII) and id. j1 (complete) copies t.email into u.email, t.id into v.id,
+# and fills w.k from t.id filtered on t.email (indirect); j2 (complete) copies u.email into x.e;
+# jp (partial) writes p from t, and jq (complete) copies p.w into q.v. bob can read u and v.
+
+PII = "tag:datahub:PII"
+BOB = "user:aliyun:bob"
+PII_SCHEMA = {"t": ("email", "id"), "u": ("email",), "v": ("id",), "w": ("k",), "x": ("e",), "p": ("w",), "q": ("v",)}
+PII_JOBS = {"j1": ("t", ("u", "v", "w"), "complete"), "j2": ("u", ("x",), "complete"),
+            "jp": ("t", ("p",), "partial"), "jq": ("p", ("q",), "complete")}
+PII_FEEDS = [(("t", "email"), ("u", "email"), "direct"), (("t", "id"), ("v", "id"), "direct"),
+             (("t", "id"), ("w", "k"), "direct"), (("t", "email"), ("w", "k"), "indirect"),
+             (("u", "email"), ("x", "e"), "direct"), (("p", "w"), ("q", "v"), "direct")]
+
+
+def pii_graph() -> tuple[list[dict], list[dict]]:
+    import json
+
+    v = [{"id": tid(n), "label": "Table", "first_seen": T0} for n in PII_SCHEMA]
+    v += [{"id": cid(n, c), "label": "Column", "first_seen": T0} for n, cs in PII_SCHEMA.items() for c in cs]
+    v += [{"id": job(j), "label": "Job", "first_seen": T0, "properties": {"column_lineage": cl}}
+          for j, (_, _, cl) in PII_JOBS.items()]
+    v += [{"id": PII, "label": "Tag", "first_seen": T0}, {"id": BOB, "label": "User", "first_seen": T0}]
+
+    def edge(src: str, dst: str, rel: str, qualifier: str = "", **props: str) -> dict:
+        return {"src": src, "dst": dst, "relationship": rel, "qualifier": qualifier, "valid_from": T0,
+                "last_seen": T0, "properties": props}
+
+    e = [edge(tid(n), cid(n, c), "HAS_COLUMN") for n, cs in PII_SCHEMA.items() for c in cs]
+    for j, (read, written, _) in PII_JOBS.items():
+        e += [edge(job(j), tid(read), "READS")]
+        e += [x for w in written for x in (edge(job(j), tid(w), "WRITES"),
+                                           edge(tid(read), tid(w), "FEEDS", via=json.dumps([job(j)])))]
+    e += [edge(cid(*s), cid(*t), "FEEDS", q) for s, t, q in PII_FEEDS]
+    e += [edge(cid("t", "email"), PII, "TAGGED")]
+    e += [edge(BOB, tid(n), "CAN_ACCESS", "select", privileges='["select"]') for n in ("u", "v")]
+    return v, e
+
+
+def test_a_pii_column_tag_reaches_its_direct_column_descendants_only():
+    from lineage.analysis.propagation import exposure, propagate
+
+    v, e = pii_graph()
+    found = {p.table: (p.distance, p.path, p.columns) for p in propagate(v, e, as_of=WHEN)}
+    assert found == {
+        tid("u"): (1, (tid("t"), tid("u")), (cid("u", "email"),)),
+        tid("x"): (2, (tid("t"), tid("u"), tid("x")), (cid("x", "e"),)),
+        # jp's column lineage is partial: its output is taken whole, and what it feeds
+        tid("p"): (1, (tid("t"), tid("p")), ()),
+        tid("q"): (2, (tid("t"), tid("p"), tid("q")), ()),
+    }  # not v (another column) nor w (email only filters it: an indirect read carries no values)
+    exposed = exposure(v, e, as_of=WHEN)
+    assert [(x.principal, x.table, x.columns) for x in exposed] == [(BOB, tid("u"), (cid("u", "email"),))]
+    assert exposed[0].to_json()["columns"] == [cid("u", "email")]
+
+
+def test_a_whole_table_tag_flows_as_before():
+    from lineage.analysis.propagation import propagate
+
+    v, e = pii_graph()
+    e = [x for x in e if x["relationship"] != "TAGGED"] + [
+        {"src": tid("t"), "dst": PII, "relationship": "TAGGED", "qualifier": "", "valid_from": T0}]
+    assert {p.table: p.columns for p in propagate(v, e, as_of=WHEN)} == {
+        tid(n): () for n in ("u", "v", "w", "x", "p", "q")}
+
+
+def test_exposure_cli_names_the_columns(tmp_path):
+    import json
+
+    v, e = pii_graph()
+    wh = str(write_graph(tmp_path / "wh", v, e))
+    at = (WHEN + timedelta(hours=1)).isoformat()
+    doc = json.loads(run_cli("exposure", "--warehouse", wh, "--as-of", at, "--json"))
+    assert [(x["table"], x["columns"]) for x in doc["exposures"]] == [(tid("u"), [cid("u", "email")])]
+    human = run_cli("exposure", "--warehouse", wh, "--as-of", at)
+    assert "email" in human and "1 exposure(s)" in human

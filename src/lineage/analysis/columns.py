@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from collections import deque
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from lineage import ids
 from lineage.analysis.access import Snapshot, Timeline
@@ -287,3 +287,72 @@ def ask(warehouse: Any, sources: Sequence[str], *, as_of: Any = None, max_depth:
     runner = open_engine(warehouse, engine=engine, as_of=moment)
     found = answer(snap, wanted, runner, indirect=indirect, downstream=downstream, max_depth=max_depth)
     return ColumnResult(tuple(wanted), tuple(found), moment, runner.name, indirect, downstream)
+
+
+def _via_complete(snap: Snapshot, edge: Any) -> bool:
+    """A table FEEDS edge is covered by column lineage when every job it came from is complete."""
+    try:
+        via = json.loads(edge.properties.get("via") or "[]")
+    except ValueError:
+        via = []
+    return bool(via) and all(_complete(snap, j) for j in via)
+
+
+def spread(snap: Snapshot, origin: str, holders: Sequence[str], blocked: Collection[str] = frozenset()
+           ) -> dict[str, tuple[int, tuple[str, ...], tuple[str, ...]]]:
+    """Where the values of ``holders`` (columns of table ``origin``) flow: direct column FEEDS
+    only (an indirect read carries no values), and, out of a table whose FEEDS to another table
+    no complete column lineage covers (a partial or non-SQL job), that whole table and on along
+    table FEEDS (the fallback). Never into a ``blocked`` table. Table -> (hops, table path,
+    columns reached there; none when taken whole); breadth first, ids in order."""
+    found: dict[str, tuple[int, tuple[str, ...], tuple[str, ...]]] = {}
+    cols = _columns_within(snap, holders, blocked)
+    tables_of: dict[str, tuple[int, tuple[str, ...], set[str]]] = {origin: (0, (origin,), set())}
+    for col, (hops, path) in sorted(cols.items(), key=lambda kv: (kv[1][0], kv[0])):
+        for e in snap.into(col, HAS_COLUMN):
+            table_path = tuple(dict.fromkeys(t for c in path for t in _table_of(snap, c)))
+            old = tables_of.get(e.src)
+            if old is None or hops < old[0]:
+                tables_of[e.src] = (hops, table_path, {col} | (old[2] if old and old[0] == hops else set()))
+            elif hops == old[0]:
+                old[2].add(col)
+    for table, (hops, path, columns) in tables_of.items():
+        if table != origin:
+            found[table] = (hops, path, tuple(sorted(columns)))
+    queue = deque(sorted(tables_of, key=lambda t: (tables_of[t][0], t)))
+    whole: set[str] = set()
+    while queue:
+        table = queue.popleft()
+        hops, path = (found[table][0], found[table][1]) if table in found else (0, (origin,))
+        for e in sorted(snap.out(table, FEEDS), key=lambda e: e.dst):
+            nxt = e.dst
+            if snap.label(nxt) != "Table" or nxt in blocked or nxt == origin:
+                continue
+            if table not in whole and _via_complete(snap, e):
+                continue
+            if nxt in whole:
+                continue
+            old = found.get(nxt)
+            found[nxt] = (old[0], old[1], ()) if old and old[0] <= hops + 1 else (hops + 1, path + (nxt,), ())
+            whole.add(nxt)
+            queue.append(nxt)
+    return found
+
+
+def _table_of(snap: Snapshot, column: str) -> list[str]:
+    return sorted(e.src for e in snap.into(column, HAS_COLUMN))
+
+
+def _columns_within(snap: Snapshot, holders: Sequence[str], blocked: Collection[str]) -> dict[str, tuple[int, tuple[str, ...]]]:
+    """Direct column FEEDS from ``holders``, never into a column of a ``blocked`` table."""
+    found = {h: (0, (h,)) for h in sorted(set(holders))}
+    queue = deque(sorted(found))
+    while queue:
+        current = queue.popleft()
+        hops, path = found[current]
+        for nxt in sorted({e.dst for e in snap.out(current, FEEDS) if e.qualifier == DIRECT}):
+            if nxt in found or any(t in blocked for t in _table_of(snap, nxt)):
+                continue
+            found[nxt] = (hops + 1, path + (nxt,))
+            queue.append(nxt)
+    return found

@@ -9,6 +9,11 @@ derived from it (``FEEDS``, forward, any number of hops, cycles end), as of one 
   ``HighlySensitive`` count), and every MaxCompute label (``HAS_LABEL`` ->
   ``label:maxcompute:<n>``) of level >= 2. A table carries a mark when it or one of its columns
   (``HAS_COLUMN``) has it; the tag's id (or the label's id) names the mark.
+* **Column marks** (issue 32): a mark on a column (and not on its table) flows along *direct*
+  column ``FEEDS`` only -- an indirect read (join, filter) carries no values -- to the tables of
+  the columns it reaches (``Propagated.columns`` names them); out of a table whose FEEDS no
+  complete column lineage covers (a partial or non-SQL job) it goes on as a whole-table mark
+  (``lineage.analysis.columns.spread``). A mark on the table itself flows as before.
 * **Stop rule**: a table tagged ``propagation:stop`` or ``NoPropagation`` (case-insensitive,
   table-level tag) or with the vertex property ``propagate=false`` blocks propagation: it does
   not receive propagated marks and passes none on, not even its own (Atlas blocks per entity;
@@ -31,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lineage import ids
+from lineage.analysis.columns import spread as column_spread
 from lineage.analysis.access import (
     HAS_LABEL,
     Principal,
@@ -97,10 +103,17 @@ def carried(snap: Snapshot, table: str, sensitivity: Sensitivity = DEFAULT_SENSI
     """The sensitive marks a table carries itself (on the table or one of its columns)."""
     found = {}
     for holder in [table, *columns_of(snap, table)]:
-        for kind, relationship in MARK_SOURCES:
-            for edge in snap.out(holder, relationship):
-                if mark := _mark(snap, kind, edge.dst, sensitivity):
-                    found[mark.tag] = mark
+        found.update(marks_on(snap, holder, sensitivity))
+    return found
+
+
+def marks_on(snap: Snapshot, holder: str, sensitivity: Sensitivity = DEFAULT_SENSITIVITY) -> dict[str, Mark]:
+    """The sensitive marks on one table or column itself."""
+    found = {}
+    for kind, relationship in MARK_SOURCES:
+        for edge in snap.out(holder, relationship):
+            if mark := _mark(snap, kind, edge.dst, sensitivity):
+                found[mark.tag] = mark
     return found
 
 
@@ -132,10 +145,12 @@ class Propagated:
     origins: tuple[str, ...]
     distance: int
     path: tuple[str, ...]
+    columns: tuple[str, ...] = ()  # the table's columns the values reach (none: the whole table)
 
     def to_json(self) -> dict[str, Any]:
         return {"table": self.table, "tag": self.tag, "name": self.name, "kind": self.kind, "level": self.level,
-                "origins": list(self.origins), "distance": self.distance, "path": list(self.path)}
+                "origins": list(self.origins), "distance": self.distance, "path": list(self.path),
+                "columns": list(self.columns)}
 
 
 def _tables(snap: Snapshot) -> list[str]:
@@ -154,26 +169,36 @@ def propagated_at(
     tables = _tables(snap)
     own = {t: carried(snap, t, sensitivity) for t in tables}
     blocked = frozenset(t for t in tables if stops(snap, t, sensitivity))
-    # (table, tag) -> [(distance, origin, path)]; one breadth-first walk per origin table
-    reached: dict[tuple[str, str], list[tuple[int, str, tuple[str, ...]]]] = defaultdict(list)
+    # (table, tag) -> [(distance, origin, path, columns)]; one breadth-first walk per origin table:
+    # a table's own marks along table FEEDS, a column's along its direct column FEEDS
+    # (lineage.analysis.columns.spread, whole tables where column lineage is partial)
+    reached: dict[tuple[str, str], list[tuple[int, str, tuple[str, ...], tuple[str, ...]]]] = defaultdict(list)
     marks: dict[str, Mark] = {}
     for origin in tables:
         if origin in blocked or not own[origin]:
             continue
-        downstream = feeds_downstream(snap, [origin], blocked)
+        on_table = marks_on(snap, origin, sensitivity)
+        downstream = feeds_downstream(snap, [origin], blocked) if on_table else {}
+        holders: dict[str, list[str]] = defaultdict(list)
+        for column in columns_of(snap, origin):
+            for tag in marks_on(snap, column, sensitivity):
+                holders[tag].append(column)
         for mark in own[origin].values():
             if not _wanted(mark, tags):
                 continue
             marks[mark.tag] = mark
-            for table, (hops, path) in downstream.items():
+            flows = ({t: (hops, path, ()) for t, (hops, path) in downstream.items()} if mark.tag in on_table
+                     else column_spread(snap, origin, holders[mark.tag], blocked))
+            for table, (hops, path, columns) in flows.items():
                 if not _covered(own.get(table, {}), mark):
-                    reached[(table, mark.tag)].append((hops, origin, path))
+                    reached[(table, mark.tag)].append((hops, origin, path, columns))
     result = []
     for (table, tag), hits in sorted(reached.items()):
-        hops, _origin, path = min(hits)
+        hops, _origin, path, _ = min(hits)
         mark = marks[tag]
+        columns = () if any(not c for *_, c in hits) else tuple(sorted({x for *_, c in hits for x in c}))
         result.append(Propagated(table, tag, mark.name, mark.kind, mark.level,
-                                 tuple(sorted({o for _, o, _ in hits})), hops, path))
+                                 tuple(sorted({h[1] for h in hits})), hops, path, columns))
     return result
 
 
@@ -207,12 +232,13 @@ class Exposure:
     access_path: tuple[str, ...]
     privileges: tuple[str, ...]
     kinds: tuple[str, ...]
+    columns: tuple[str, ...] = ()  # the table's columns carrying the mark (none: the whole table)
 
     def to_json(self) -> dict[str, Any]:
         return {"principal": self.principal, "principal_label": self.principal_label, "table": self.table,
                 "tag": self.tag, "name": self.name, "level": self.level, "origin": self.origin,
                 "origins": list(self.origins), "path": list(self.path), "access_path": list(self.access_path),
-                "privileges": list(self.privileges), "kinds": list(self.kinds)}
+                "privileges": list(self.privileges), "kinds": list(self.kinds), "columns": list(self.columns)}
 
 
 def _cleared(snap: Snapshot, principal: str, item: Propagated, at_origins: list[dict[str, Principal]]) -> bool:
@@ -244,7 +270,7 @@ def exposure_at(
             if principal.reads and not _cleared(snap, pid, item, at_origins):
                 found.append(Exposure(pid, principal.label, item.table, item.tag, item.name, item.level, item.path[0],
                                       item.origins, item.path, principal.paths[0], principal.privileges,
-                                      principal.kinds))
+                                      principal.kinds, item.columns))
     return sorted(found, key=lambda e: (e.principal, e.table, e.tag))
 
 
