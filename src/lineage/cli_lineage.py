@@ -92,6 +92,7 @@ def change_ids_first(command):
     def run(*args: Any, **kwargs: Any) -> Any:
         from lineage.analysis.api import traversal
         from lineage.analysis.blast import blast_radius
+        from lineage.analysis.columns import for_changes
         from lineage.graph.api import change_rows
 
         ids = kwargs["ids"]
@@ -101,7 +102,9 @@ def change_ids_first(command):
         changes = [c for c in change_rows(kwargs["warehouse"]) if c["change_id"] in wanted]
         if len(changes) != len(wanted):
             return command(*args, **kwargs)
-        ranked = blast_radius(changes, traversal(kwargs["warehouse"], kwargs["engine"]), max_depth=kwargs["max_depth"])
+        walker = traversal(kwargs["warehouse"], kwargs["engine"])
+        ranked = blast_radius(changes, walker, max_depth=kwargs["max_depth"],
+                              columns=for_changes(changes, kwargs["warehouse"], walker))  # as blast-radius scores them
         if kwargs.get("as_json"):
             affected = {}
             for r in ranked:

@@ -34,6 +34,7 @@ def job(name: str) -> str:
 
 
 ALICE = "user:aliyun:alice"
+CHANGE_ID = "0123456789abcdef0123456789abcdef"
 SCHEMA = {"s": "abk", "a": "x", "b": "y", "c": "z", "d": "u", "p": "w", "q": "v", "e": "t"}
 JOBS = {  # job -> (reads, writes, column lineage)
     "ja": ("s", "a", "complete"), "jb": ("s", "b", "complete"), "jc": ("s", "c", "complete"),
@@ -62,7 +63,7 @@ def graph() -> tuple[list[dict], list[dict], list[dict]]:
         e += [edge(job(j), tid(r), "READS"), edge(job(j), tid(w), "WRITES"), edge(tid(r), tid(w), "FEEDS")]
     e += [edge(cid(*s), cid(*t), "FEEDS", q) for s, t, q in COLUMN_FEEDS]
     e += [edge(ALICE, tid("a"), "OWNS")]
-    change = {"change_id": "c1", "entity_id": tid("s"), "entity_label": "Table", "kind": "field_removal",
+    change = {"change_id": CHANGE_ID, "entity_id": tid("s"), "entity_label": "Table", "kind": "field_removal",
               "time": WHEN, "actor": None, "event_id": "e1", "properties": {"columns": '["a"]'}}
     return v, e, [change]
 
@@ -158,6 +159,8 @@ def test_cli_impact_and_upstream_of_a_column(tmp_path):
     assert marked[tid("c")] and marked[cid("c", "z")] and not marked[tid("a")] and tid("b") not in marked
     up = json.loads(run_cli("upstream", cid("d", "u"), "--warehouse", wh, "--as-of", at, "--engine", "local", "--json"))
     assert {a["id"] for a in up["upstream"] if a["label"] == "Column"} == {cid("a", "x"), cid("s", "a")}
+    by_change = json.loads(run_cli("impact", CHANGE_ID, "--warehouse", wh, "--engine", "local", "--json"))
+    assert {a["id"] for a in by_change["affected"] if a["label"] == "Table"} == {tid("a"), tid("d"), tid("p"), tid("q")}
     human = run_cli("impact", cid("s", "a"), "--warehouse", wh, "--as-of", at, "--engine", "local")
     assert f"{tid('p')}  [fallback]" in human and tid("b") not in human
 
