@@ -277,6 +277,9 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
                          top: int, as_json: bool, affected_limit: int, full: bool) -> None:
     """Every change in a time window, what it affects and its impact score, ranked."""
     from lineage.analysis.api import blast, blast_all
+    from lineage.warehouse import Warehouse
+
+    warehouse = Warehouse.at(warehouse)  # opened once: every analysis below reads one graph generation
 
     if full:
         for impact in blast_all(warehouse, since=since, until=until, engine=engine, max_depth=max_depth):
@@ -297,8 +300,10 @@ def _write_report(warehouse: Path, out: Path, week: str | None, since: str | Non
     from lineage.report.job import INCOMPLETE, write
     from lineage.report.window import choose
 
-    with Reporter(err, not as_json, "report"):
-        written = write(warehouse, out, choose(week, since, until), engine=engine, top=top)
+    from lineage.warehouse import Warehouse
+
+    with Reporter(err, not as_json, "report"):  # the warehouse opened once: one graph generation throughout
+        written = write(Warehouse.at(warehouse), out, choose(week, since, until), engine=engine, top=top)
     if as_json:
         click.echo(written.report.to_json(), nl=False)
     else:

@@ -8,7 +8,7 @@ they were extracted (so the next build extracts them again: doubled), new vertic
 edges. So a run stages everything under ``WAREHOUSE/.txn/<run>/stage/`` (invisible to
 readers: Spark skips names starting with ``.``), then commits:
 
-1. the journal ``.txn/<run>/journal.json`` lists every rename (written to a temporary name,
+1. the journal ``.txn/<run>/journal.json`` lists every rename (pointer links last) (written to a temporary name,
    then renamed: it exists whole or not at all; its existence *is* the commit);
 2. the renames run: ``append`` moves each staged file to its place in the dataset,
    ``replace`` swaps the staged directory for the dataset's directory;
@@ -44,6 +44,7 @@ class Transaction:
         self.name = name
         self.dir = self.root / TXN_DIR / f"{name}-{uuid.uuid4().hex[:12]}"
         self._datasets: dict[str, str] = {}  # relative dataset path -> "append" | "replace"
+        self._pointers: list[str] = []  # relative paths of files replaced last (see ``point``)
 
     def _stage(self, where: str | Path, mode: str) -> Path:
         """``where``: a dataset directory of the warehouse (absolute) or its path relative to it."""
@@ -63,6 +64,17 @@ class Transaction:
         """Where to write the new ``dataset`` directory (an empty one if nothing is written)."""
         return self._stage(dataset, "replace")
 
+    def point(self, where: str | Path, target: str) -> None:
+        """Make ``where`` (e.g. ``graph/current``) a symbolic link to ``target``, by one rename
+        done after every other of the commit: a reader resolving it finds only what is in place.
+        A directory there (an older layout) is moved aside first."""
+        path = Path(where)
+        rel = (path.relative_to(self.root) if path.is_absolute() else path).as_posix()
+        staged = self.dir / "pointers" / str(len(self._pointers))
+        staged.parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(target, staged)
+        self._pointers.append(rel)
+
     def __enter__(self) -> "Transaction":
         return self
 
@@ -74,7 +86,7 @@ class Transaction:
 
     def commit(self) -> None:
         """Write the journal, then do its renames (see the module docstring)."""
-        if not self._datasets:
+        if not self._datasets and not self._pointers:
             return
         operations: list[list[str]] = []
         for dataset, mode in sorted(self._datasets.items()):
@@ -84,6 +96,8 @@ class Transaction:
             elif staged.is_dir():
                 for path in sorted(p for p in staged.rglob("*") if p.is_file() and not _marker(p.name)):
                     operations.append(["move", _rel(path, self.root), f"{dataset}/{_rel(path, staged)}"])
+        for index, target in enumerate(self._pointers):
+            operations.append(["point", _rel(self.dir / "pointers" / str(index), self.root), target])
         _write_atomically(self.dir / JOURNAL, json.dumps({"name": self.name, "operations": operations}, indent=1))
         _replay(self.root, self.dir, operations, self.name)
         _remove(self.dir)
@@ -133,13 +147,14 @@ def _replay(root: Path, txn: Path, operations: list[list[str]], name: str) -> No
     """Do each rename not done yet (idempotent: a killed replay is replayed again)."""
     for index, (kind, source_rel, target_rel) in enumerate(operations):
         source, target = root / source_rel, root / target_rel
-        if source.exists():
+        if os.path.lexists(source):  # a staged link's target may not resolve from the stage
             target.parent.mkdir(parents=True, exist_ok=True)
-            if kind == "replace" and target.exists():
+            aside = kind == "replace" and target.exists() or kind == "point" and target.is_dir() and not target.is_symlink()
+            if aside:
                 trash = txn / "old" / str(index)
                 trash.parent.mkdir(parents=True, exist_ok=True)
                 os.rename(target, trash)
-            os.replace(source, target)
+            os.replace(source, target)  # a link over a link: atomic
         pause_point(f"{name}.commit")
 
 

@@ -1,18 +1,47 @@
-"""Where each dataset lives under the warehouse directory (one place, so stages agree)."""
+"""Where each dataset lives under the warehouse directory (one place, so stages agree).
+
+A ``Warehouse`` is also a reader's **snapshot**: the graph's generation (``graph/<generation>/``,
+named by the symbolic link ``graph/current`` that a build flips atomically once the generation is
+whole) is resolved once, when the object is made, so every analysis given the same object reads
+the vertices, edges and changes of one build, whatever builds commit meanwhile. ``graph/vertices``,
+``edges`` and ``changes`` are links through ``graph/current`` too, so a path read directly sees the
+current generation; a warehouse built before generations (no pointer) has them as directories.
+"""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
+
+
+CURRENT = "current"  # graph/current: a link to the committed graph generation
 
 
 @dataclass(frozen=True)
 class Warehouse:
     root: Path
+    generation: str | None = None
+    """The graph generation this snapshot reads (None: none yet, or the flat layout of old builds)."""
 
     @classmethod
-    def at(cls, path: str | Path) -> "Warehouse":
-        return cls(Path(path).expanduser().resolve())
+    def at(cls, path: "str | Path | Warehouse") -> "Warehouse":
+        """The warehouse at ``path``, its current generation resolved now; a ``Warehouse`` is
+        returned as it is (the snapshot a command opened stays the one its analyses read)."""
+        if isinstance(path, Warehouse):
+            return path
+        root = Path(path).expanduser().resolve()
+        return cls(root, current_generation(root))
+
+    def latest(self) -> "Warehouse":
+        """The same warehouse with the generation committed now (writers, under the lock)."""
+        return Warehouse(self.root, current_generation(self.root))
+
+    def __fspath__(self) -> str:
+        return str(self.root)
+
+    def __str__(self) -> str:
+        return str(self.root)
 
     @property
     def events(self) -> Path:
@@ -49,17 +78,22 @@ class Warehouse:
         return self.root / "graph"
 
     @property
+    def generation_dir(self) -> Path:
+        """The directory of this snapshot's graph (``graph/<generation>``, or ``graph``)."""
+        return self.graph / self.generation if self.generation else self.graph
+
+    @property
     def vertices(self) -> Path:
-        return self.graph / "vertices"
+        return self.generation_dir / "vertices"
 
     @property
     def edges(self) -> Path:
-        return self.graph / "edges"
+        return self.generation_dir / "edges"
 
     @property
     def changes(self) -> Path:
         """Change records (schema change, drop, node deploy, permission change, ...)."""
-        return self.graph / "changes"
+        return self.generation_dir / "changes"
 
     @property
     def builds(self) -> Path:
@@ -79,3 +113,12 @@ class Warehouse:
     @staticmethod
     def has_data(path: Path) -> bool:
         return path.is_dir() and any(path.rglob("*.parquet"))
+
+
+def current_generation(root: Path) -> str | None:
+    """The generation ``graph/current`` links to (flipped by one rename), None without one."""
+    try:
+        name = os.readlink(root / "graph" / CURRENT)
+    except OSError:
+        return None
+    return Path(name).name or None

@@ -1,9 +1,11 @@
 """The build job: accepted events -> facts (incremental) -> folded graph and Change records.
 
 Facts are extracted only for events not extracted before by the same mapping version (a
-changed mapping, SQL parser or id scheme re-extracts everything); the fold then always runs
-over all facts, so building after each week's ingest gives the same graph as one build over
-everything. A build holds the warehouse's writer lock (:mod:`lineage.lock`) and commits in two
+changed mapping, SQL parser or id scheme re-extracts everything); the fold then refolds what the
+new facts touch from all the stored facts of their keys (:mod:`lineage.graph.incremental`), or
+every fact when it cannot prove that equal, so building after each day's ingest gives the same
+graph as one build over everything. Each build writes a new graph generation and flips the link
+``graph/current`` to it (:mod:`lineage.warehouse`); a build with nothing new returns at once. A build holds the warehouse's writer lock (:mod:`lineage.lock`) and commits in two
 steps (:mod:`lineage.commit`): the new facts with the record of their extraction, then the
 graph with the build's log. Killed at any point, the warehouse is as before or as after a step,
 and the next build does the rest.
@@ -12,7 +14,9 @@ and the next build does the rest.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+import json
+import shutil
+from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
@@ -20,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from lineage.commit import Transaction
 from lineage.facts import core
 from lineage.facts.extract import facts_of_event
-from lineage.graph import fold
+from lineage.graph import fold, incremental
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
 from lineage.lock import DEFAULT_WAIT, writer
@@ -28,7 +32,7 @@ from lineage.runs import RunReport, new_run_id
 from lineage.schema import EXTRACTED, FACTS
 from lineage.settings import Settings
 from lineage.testhooks import pause_point
-from lineage.warehouse import Warehouse
+from lineage.warehouse import CURRENT, Warehouse
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -70,6 +74,13 @@ class BuildResult(RunReport):
     error_examples: list[dict[str, object]] = field(default_factory=list)
     aliases: int = 0
     graph_version: str = ""
+    fold: str = "full"
+    """``full`` (every fact), ``incremental`` (what the new facts touch) or ``none`` (nothing new)."""
+    fold_reason: str = ""
+    """Why the fold was full (or why there was none)."""
+    generation: str = ""
+    refolded_vertices: int = 0
+    refolded_edge_keys: int = 0
 
 
 def mapping_version(packages: tuple[str, ...] = VERSIONED_PACKAGES) -> str:
@@ -95,8 +106,6 @@ def up_to_date(warehouse: str | Path) -> dict | None:
     """The last build's log when the graph it wrote is still what a build would write now: no
     event stored since (the events' row count is the one it built from; ingest only appends),
     the same code, an aliases file no newer than it. ``weekly`` then skips the build."""
-    import json
-
     import pyarrow.dataset as ds
 
     wh = Warehouse.at(warehouse)
@@ -124,16 +133,36 @@ def _python_files(folder: Traversable, prefix: str) -> Iterator[tuple[str, Trave
             yield name, entry
 
 
-def aliases_frame(spark: "SparkSession", path: str | Path | None, wh: Warehouse) -> tuple["DataFrame | None", int]:
+def alias_mapping(path: str | Path | None, wh: Warehouse) -> dict[str, str]:
     """The alias table from ``path`` (or the warehouse's aliases.csv when present)."""
     if path is None and wh.aliases.is_file():
         path = wh.aliases
-    if path is None:
-        return None, 0
-    mapping = read_aliases(path)
+    return read_aliases(path) if path is not None else {}
+
+
+def aliases_frame(spark: "SparkSession", path: str | Path | None, wh: Warehouse) -> tuple["DataFrame | None", int]:
+    """The alias table from ``path`` (or the warehouse's aliases.csv when present)."""
+    mapping = alias_mapping(path, wh)
     if not mapping:
         return None, 0
     return spark.createDataFrame(sorted(mapping.items()), "alias string, canonical string"), len(mapping)
+
+
+def unchanged(wh: Warehouse, aliases: str | Path | None = None) -> BuildResult | None:
+    """The last build's result when nothing was ingested or changed since (no Spark, no fold):
+    :func:`up_to_date`, the same alias table, and the facts its generation was folded from."""
+    last = up_to_date(wh.root)
+    manifest = incremental.read_manifest(wh.latest())
+    if last is None or manifest is None:
+        return None
+    if manifest.get("aliases") != incremental.aliases_hash(alias_mapping(aliases, wh)):
+        return None
+    if set(manifest.get("fact_files", ())) != set(incremental.fact_files(wh)):
+        return None
+    result = BuildResult(**{f.name: last[f.name] for f in fields(BuildResult) if f.name in last})
+    result.new_events = result.new_facts = result.refolded_vertices = result.refolded_edge_keys = 0
+    result.fold, result.fold_reason = "none", f"nothing new since build {last.get('build_id')}"
+    return result
 
 
 def build(
@@ -157,6 +186,8 @@ def build(
     with writer(wh.root, "lineage build", wait, say):
         if not Warehouse.has_data(wh.events):
             raise NothingToBuild(nothing)
+        if not full and (same := unchanged(wh, aliases)) is not None:
+            return same
         if spark is None:
             from lineage.spark import get_spark
 
@@ -222,17 +253,48 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     else:
         facts = spark.createDataFrame([], FACTS.ddl)
     facts = facts.select(*FACTS.names).persist(StorageLevel.DISK_ONLY)
-    say("folding facts into the temporal graph")
+    old = wh.latest()
+    files, manifest = incremental.fact_files(wh), incremental.read_manifest(old)
+    alias_key, now = incremental.aliases_hash(alias_mapping(aliases, wh)), graph_version()
+    reason = incremental.why_full(manifest, files, now, alias_key, reextract, full)
+    if reason is None:
+        reason = incremental.unreadable(old)
+    if reason is None and incremental.asserted_unqualified_feeds(facts):
+        reason = "a fact asserts FEEDS without a qualifier"
+    new_files = [f for f in files if f not in set((manifest or {}).get("fact_files", ()))]
     cached: list = []
-    vertices, edges, changes = fold.fold(facts, alias_df, cached)
-    # the graph's three datasets replace the previous ones together, with the build's log
+    refolded = {"vertices": 0, "edges": 0}
+    if reason is None and not new_files:
+        say("no new facts: the graph stays as it is")
+        kind, generation = "none", old.generation or ""
+    else:
+        generation = f"g-{build_id}"
+        if reason is None:
+            kind = "incremental"
+            say(f"folding what {len(new_files)} new fact file(s) touch into the temporal graph")
+            new_facts_df = incremental.read_facts(spark, wh, new_files)
+            scratch = wh.root / ".txn" / f"build.scratch-{build_id}"  # hidden from readers, removed below
+            vertices, edges, changes, refolded = incremental.refold(old, facts, new_facts_df, alias_df, scratch)
+        else:
+            kind = "full"
+            say(f"folding every fact into the temporal graph ({reason})")
+            vertices, edges, changes = fold.fold(facts, alias_df, cached)
+    # a new generation beside the previous one, then the link graph/current flipped to it, with the log
     with Transaction(wh.root, "build.graph") as graph_txn:  # committed at the end of the block
-        staged = {"vertices": graph_txn.replace(wh.vertices), "edges": graph_txn.replace(wh.edges),
-                  "changes": graph_txn.replace(wh.changes)}
-        for name, frame in (("vertices", vertices), ("edges", edges), ("changes", changes)):
-            say(f"writing {name}")
-            frame.write.mode("overwrite").parquet(str(staged[name]))
-            pause_point("build.graph-write")
+        if kind == "none":
+            staged = {"vertices": old.vertices, "edges": old.edges, "changes": old.changes}
+        else:
+            where = graph_txn.replace(wh.graph / generation)
+            staged = {name: where / name for name in ("vertices", "edges", "changes")}
+            for name, frame in (("vertices", vertices), ("edges", edges), ("changes", changes)):
+                say(f"writing {name}")
+                frame.write.mode("overwrite").parquet(str(staged[name]))
+                pause_point("build.graph-write")
+            (where / incremental.MANIFEST).write_text(json.dumps(
+                {"build_id": build_id, "graph_version": now, "aliases": alias_key, "fact_files": files}, indent=1))
+            graph_txn.point(wh.graph / CURRENT, generation)
+            for name in ("vertices", "edges", "changes"):
+                graph_txn.point(wh.graph / name, f"{CURRENT}/{name}")
         for frame in cached:
             frame.unpersist()
 
@@ -264,7 +326,29 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             error_examples=examples,
             aliases=alias_count,
             graph_version=graph_version(),
+            fold=kind,
+            fold_reason=reason or ("nothing new to fold" if kind == "none" else ""),
+            generation=generation,
+            refolded_vertices=refolded["vertices"],
+            refolded_edge_keys=refolded["edges"],
         )
         facts.unpersist()
         result.log(graph_txn.append(wh.builds))
+    if kind == "incremental":
+        shutil.rmtree(scratch, ignore_errors=True)
+    prune(wh)
     return result
+
+
+KEEP_GENERATIONS = 2  # the current one and the one before: a reader that opened it may still read it
+
+
+def prune(wh: Warehouse) -> None:
+    """Remove the graph generations older than the last ``KEEP_GENERATIONS`` (under the lock)."""
+    current = wh.latest().generation
+    if current is None:
+        return
+    names = sorted(p.name for p in wh.graph.iterdir() if p.is_dir() and not p.is_symlink() and p.name.startswith("g-"))
+    older = [n for n in names if n < current]
+    for name in older[: max(0, len(older) - (KEEP_GENERATIONS - 1))]:
+        shutil.rmtree(wh.graph / name, ignore_errors=True)

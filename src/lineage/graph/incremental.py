@@ -1,0 +1,239 @@
+"""The build after an ingest folds only what the new facts touch, and gives the full fold's graph.
+
+Why: every fact refolded on every build made a day's build cost half the month's. The fold is a
+function of the facts, and a row of its output depends on a known set of them, so the rows the new
+facts touch are refolded by :func:`lineage.graph.fold.fold` itself, from *all* the stored facts of
+their keys (an old fact of a touched key still counts, a late fact lands in its place), and every
+other row of the previous generation is copied as it is:
+
+* a **vertex** is every fact naming its id (src or dst, after aliases): the touched ids are those
+  the new facts name;
+* an **edge** ``(src, relationship, dst, qualifier)`` reads its own facts, the wildcard retracts of
+  its ``(src, relationship)``, the asserts of its ``SINGLE_VALUED`` group (a node's other owners)
+  and the status reports of the run its facts name (``run_lineage``): touched are the keys of a
+  ``(src, relationship)`` or single-valued group a new fact is in, or of a run a new fact reports
+  on; refolded from the whole groups;
+* **derived FEEDS** (a, b) read the READS of a and WRITES of b of every job: refolded
+  (``derive_feeds`` over the merged edges) for every a read and b written by a job whose edges were
+  touched;
+* a **Change** is one fact: the new facts' changes are added.
+
+:func:`why_full` says when this cannot be proved equal to a full fold (another fold version, another
+alias table, facts re-extracted or removed): the build then folds everything and says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from lineage.graph import fold
+from lineage.schema import CHANGES, EDGES, FACTS, VERTICES
+from lineage.warehouse import Warehouse
+
+MANIFEST = "manifest.json"  # beside a generation's datasets: what it was folded from
+EDGE_KEY = ("src", "relationship", "dst", "qualifier")
+_FACT_KEY = ("src_id", "relationship", "dst_id", "qualifier")
+_RAW = {"src_id": "_raw_src", "dst_id": "_raw_dst", "actor": "_raw_actor"}
+
+
+def fact_files(wh: Warehouse) -> list[str]:
+    """The facts dataset's files, relative to it: facts are only ever added as new files (or all
+    replaced), so the files not in a generation's manifest are the facts it has not folded."""
+    if not wh.facts.is_dir():
+        return []
+    return sorted(p.relative_to(wh.facts).as_posix() for p in wh.facts.rglob("*.parquet") if not _hidden(p, wh.facts))
+
+
+def _hidden(path: Path, base: Path) -> bool:
+    return any(part.startswith((".", "_")) for part in path.relative_to(base).parts)
+
+
+def aliases_hash(mapping: dict[str, str] | None) -> str:
+    """The alias table as folded (its content, not its file's time)."""
+    text = json.dumps(sorted((mapping or {}).items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def read_manifest(wh: Warehouse) -> dict[str, Any] | None:
+    path = wh.generation_dir / MANIFEST if wh.generation else None
+    if path is None or not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def why_full(manifest: dict[str, Any] | None, files: list[str], version: str, aliases: str,
+             reextracted: bool, full: bool) -> str | None:
+    """Why the build must fold every fact (None: the incremental fold gives the same graph).
+    One rule per row, first that holds wins."""
+    recorded = set((manifest or {}).get("fact_files", ()))
+    rules = (
+        (full, "--full was asked"),
+        (manifest is None, "no graph generation with a record of its facts yet"),
+        (reextracted, "the facts were extracted again"),
+        (manifest is not None and manifest.get("graph_version") != version, "the fold's code changed"),
+        (manifest is not None and manifest.get("aliases") != aliases, "the alias table changed"),
+        (not recorded <= set(files), "facts the graph was folded from are gone"),
+    )
+    return next((why for holds, why in rules if holds), None)
+
+
+def unreadable(old: Warehouse) -> str | None:
+    """Why the previous generation cannot be copied from (a damaged file's footer), or None: the
+    incremental build reads it, a full one never does (the repair of a damaged graph is a build)."""
+    import pyarrow.dataset as ds
+
+    for name in ("vertices", "edges", "changes"):
+        try:
+            ds.dataset(str(getattr(old, name)), format="parquet").count_rows()
+        except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+            return f"the previous graph's {name} cannot be read ({str(error).splitlines()[0][:200]})"
+    return None
+
+
+def read_facts(spark, wh: Warehouse, files: list[str]) -> DataFrame:
+    """The facts of ``files`` (relative to the facts dataset), with their partition column."""
+    if not files:
+        return spark.createDataFrame([], FACTS.ddl)
+    return (spark.read.option("basePath", str(wh.facts)).parquet(*[str(wh.facts / f) for f in files])
+            .select(*FACTS.names))
+
+
+def _resolved(facts: DataFrame, aliases: DataFrame | None) -> DataFrame:
+    """``facts`` with ids resolved as the fold resolves them, their raw ids kept beside."""
+    kept = facts.select(*FACTS.names, *[F.col(c).alias(raw) for c, raw in _RAW.items()])
+    return fold.resolve_aliases(kept, aliases)
+
+
+def _raw(resolved: DataFrame) -> DataFrame:
+    """Back to the facts as stored (the fold resolves them itself)."""
+    return resolved.select(*[F.col(_RAW[c]).alias(c) if c in _RAW else F.col(c) for c in FACTS.names])
+
+
+def _single_valued() -> Column:
+    """The single-valued group of an edge fact (``SINGLE_VALUED``: relationship|the one side), or null."""
+    group = F.lit(None).cast("string")
+    for (rel, src_label, dst_label), side in sorted(fold.SINGLE_VALUED.items()):
+        held = (F.col("relationship") == rel) & (F.col("src_label") == src_label) & (F.col("dst_label") == dst_label)
+        group = F.when(held, F.concat_ws("|", F.lit(rel), F.col(f"{side}_id"))).otherwise(group)
+    return group
+
+
+def _with_groups(facts: DataFrame) -> DataFrame:
+    return facts.withColumn("_sv", _single_valued()).withColumn("_run", F.col("properties")[fold.RUN_KEY])
+
+
+def _semi(frame: DataFrame, keys: DataFrame, pairs: list[tuple[str, str]], how: str = "left_semi") -> DataFrame:
+    """``frame`` joined (semi or anti) to ``keys`` on null-safe equality of the column ``pairs``."""
+    renamed = keys.select(*[F.col(k).alias(f"_k_{k}") for _f, k in pairs]).distinct()
+    condition = None
+    for column, key in pairs:
+        term = frame[column].eqNullSafe(renamed[f"_k_{key}"])
+        condition = term if condition is None else condition & term
+    return frame.join(renamed, condition, how)
+
+
+def _any(frame: DataFrame, conditions: list[tuple[DataFrame, list[tuple[str, str]]]]) -> DataFrame:
+    """The rows of ``frame`` matching any of ``conditions`` (keys, column pairs), each row once."""
+    marks = []
+    for index, (keys, pairs) in enumerate(conditions):
+        mark = f"_m{index}"
+        renamed = keys.select(*[F.col(k).alias(f"_k{index}_{k}") for _c, k in pairs]).distinct().withColumn(mark, F.lit(True))
+        condition = None
+        for column, key in pairs:
+            term = frame[column].eqNullSafe(renamed[f"_k{index}_{key}"])
+            condition = term if condition is None else condition & term
+        frame = frame.join(renamed, condition, "left").drop(*[f"_k{index}_{k}" for _c, k in pairs])
+        marks.append(F.col(mark))
+    matched = marks[0]
+    for mark in marks[1:]:
+        matched = matched | mark
+    return frame.where(F.coalesce(matched, F.lit(False))).drop(*[f"_m{i}" for i in range(len(conditions))])
+
+
+def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame | None,
+           scratch: Path) -> tuple[DataFrame, DataFrame, DataFrame, dict[str, int]]:
+    """(vertices, edges, changes) of all ``facts`` given the generation ``old`` folded from all but
+    ``new``; and how many vertex ids and edge keys were refolded. Each step's result is written
+    under ``scratch`` and read back: the fold's plan on a selection stays the size of one fold's
+    (kept in memory instead, the optimizer spent minutes on the plan of all the steps at once)."""
+    spark = facts.sparkSession
+
+    def kept(frame: DataFrame, name: str) -> DataFrame:
+        frame.write.mode("overwrite").parquet(str(scratch / name))
+        return spark.read.parquet(str(scratch / name))
+
+    every = kept(_with_groups(_resolved(facts, aliases)), "facts")
+    fresh = kept(_with_groups(_resolved(new, aliases)), "new")
+    is_edge = F.col("relationship").isNotNull() & F.col("op").isin("assert", "retract")  # what fold_edges reads
+    is_vertex = F.col("relationship").isNull()
+
+    # vertices: every id a new fact names, refolded from every fact naming it
+    touched_ids = fresh.select(F.col("src_id").alias("id")).union(fresh.select(F.col("dst_id").alias("id")))
+    touched_ids = kept(touched_ids.where(F.col("id").isNotNull()).distinct(), "ids")
+    naming = kept(_raw(_any(every, [(touched_ids, [("src_id", "id")]), (touched_ids, [("dst_id", "id")])])), "vfacts")
+    vertices_new = kept(_semi(fold.fold(naming, aliases)[0], touched_ids, [("id", "id")]), "vertices")
+
+    # edges: the keys of the groups new facts are in
+    new_edges = fresh.where(is_edge)
+    groups_sr = new_edges.select("src_id", "relationship")
+    groups_sv = new_edges.where(F.col("_sv").isNotNull()).select("_sv")
+    runs = fresh.where(is_vertex & F.col("src_id").isNotNull()).select(F.col("src_id").alias("_run"))
+    concrete = every.where(is_edge & F.col("dst_id").isNotNull())
+    keyed = _any(concrete, [(groups_sr, [("src_id", "src_id"), ("relationship", "relationship")]),
+                            (groups_sv, [("_sv", "_sv")]), (runs, [("_run", "_run")])])
+    touched_keys = kept(keyed.select(*_FACT_KEY).distinct(), "keys")
+    of_touched = _semi(concrete, touched_keys, [(c, c) for c in _FACT_KEY])
+    sv_groups = of_touched.where(F.col("_sv").isNotNull()).select("_sv")
+    group_facts = kept(_any(every.where(is_edge), [
+        (touched_keys, [("src_id", "src_id"), ("relationship", "relationship")]), (sv_groups, [("_sv", "_sv")])]), "groups")
+    named_runs = group_facts.where(F.col("_run").isNotNull()).select(F.col("_run").alias("src_id"))
+    reports = _semi(every.where(is_vertex), named_runs, [("src_id", "src_id")])
+    edge_facts = kept(_raw(group_facts.unionByName(reports)), "efacts")  # disjoint: edge and vertex facts
+    key_of_edge = [(e, f) for e, f in zip(EDGE_KEY, _FACT_KEY)]
+    edges_new = kept(_semi(fold.fold(edge_facts, aliases, feeds=False)[1], touched_keys, key_of_edge).select(*EDGES.names),
+                     "edges")
+
+    # merged: untouched rows of the old generation as they are, refolded rows in their place
+    old_vertices = spark.read.parquet(str(old.vertices))
+    vertices = _semi(old_vertices, touched_ids, [("id", "id")], "left_anti").select(*VERTICES.names).unionByName(
+        vertices_new.select(*VERTICES.names))
+    old_edges = spark.read.parquet(str(old.edges)).select(*EDGES.names)
+    derived = is_derived_feeds()
+    base = kept(_semi(old_edges.where(~derived), touched_keys, key_of_edge, "left_anti").unionByName(edges_new), "base")
+
+    # derived FEEDS: refolded for every (a, b) a touched job reads and writes
+    jobs = touched_keys.where(F.col("relationship").isin("READS", "WRITES")).select(F.col("src_id").alias("src"))
+    job_edges = _semi(old_edges.unionByName(edges_new), jobs, [("src", "src")])
+    read = kept(job_edges.where(F.col("relationship") == "READS").select(F.col("dst").alias("a")).distinct(), "read")
+    written = kept(job_edges.where(F.col("relationship") == "WRITES").select(F.col("dst").alias("b")).distinct(), "written")
+    feeding = _semi(base.where(F.col("relationship") == "READS"), read, [("dst", "a")]).unionByName(
+        _semi(base.where(F.col("relationship") == "WRITES"), written, [("dst", "b")]))
+    feeds_new = kept(fold.derive_feeds(feeding).select(*EDGES.names), "feeds")
+    old_feeds = old_edges.where(derived)
+    outside = _semi(old_feeds, read, [("src", "a")], "left_anti").unionByName(
+        _semi(_semi(old_feeds, read, [("src", "a")]), written, [("dst", "b")], "left_anti"))
+    edges = base.unionByName(outside).unionByName(feeds_new)
+
+    # changes: one per change fact, so the new facts' are added
+    old_changes = spark.read.parquet(str(old.changes)).select(*CHANGES.names)
+    changes_new = kept(fold.fold(new, aliases)[2], "changes")
+    changes = old_changes.unionByName(_semi(changes_new, old_changes, [("change_id", "change_id")], "left_anti"))
+    counts = {"vertices": touched_ids.count(), "edges": touched_keys.count()}
+    return vertices, edges, changes, counts
+
+
+def is_derived_feeds() -> Column:
+    """A table FEEDS row derived from READS and WRITES (``derive_feeds``: no qualifier), not a
+    column FEEDS asserted by a fact (qualified ``direct``/``indirect``)."""
+    return (F.col("relationship") == "FEEDS") & F.coalesce(F.col("qualifier") == "", F.lit(False))
+
+
+def asserted_unqualified_feeds(facts: DataFrame) -> bool:
+    """Whether any fact asserts a FEEDS edge without a qualifier: its rows would look derived."""
+    return bool(facts.where((F.col("relationship") == "FEEDS") & F.coalesce(F.col("qualifier"), F.lit("")).isin("")).limit(1).count())
