@@ -33,10 +33,15 @@ from lineage.ids import CHANGE_KINDS
 T0 = datetime(2024, 7, 1, tzinfo=timezone.utc)
 T1, T2, T3, T4 = (T0 + timedelta(days=d) for d in (1, 2, 3, 4))
 SRC, OUT, DOWN = "table:mc:p.src", "table:mc:p.out", "table:mc:p.down"
-N1, N2, ROLE = "node:dw:1", "node:dw:2", "role:mc:p.readers"
+N1, N2, N3, ROLE = "node:dw:1", "node:dw:2", "node:dw:3", "role:mc:p.readers"
 ALICE, BOB, CAROL, DAVE, ERIN, GINA = (f"user:mc:{n}" for n in ("alice", "bob", "carol", "dave", "erin", "gina"))
-LABELS = {SRC: "Table", OUT: "Table", DOWN: "Table", N1: "Node", N2: "Node", ROLE: "Role",
+LABELS = {SRC: "Table", OUT: "Table", DOWN: "Table", N1: "Node", N2: "Node", N3: "Node", ROLE: "Role",
           **{u: "User" for u in (ALICE, BOB, CAROL, DAVE, ERIN, GINA)}}
+
+
+DELETED = {N3: T1 + timedelta(hours=1)}
+"""Deleted before alice's revoke: its READS and OWNS stay open (a node-change-deleted closes
+only the vertex), but it will never run again, so it does not *may fail*."""
 
 
 def edge(src, rel, dst, start=T0, end=None, last=None):
@@ -47,6 +52,7 @@ EDGES = [
     edge(N1, "READS", SRC, last=T1), edge(N1, "WRITES", OUT), edge(SRC, "FEEDS", OUT),
     edge(N2, "READS", OUT, last=T1), edge(N2, "WRITES", DOWN), edge(OUT, "FEEDS", DOWN),
     edge(ALICE, "OWNS", N1), edge(DAVE, "OWNS", N2),
+    edge(N3, "READS", SRC, last=T1), edge(ALICE, "OWNS", N3),  # alice's node N3, deleted at T1 (DELETED)
     edge(ALICE, "CAN_ACCESS", SRC, end=T2),  # revoked at T2: alice runs N1, which reads SRC
     edge(BOB, "CAN_ACCESS", OUT, end=T2),  # revoked at T2: bob runs nothing
     edge(ERIN, "CAN_ACCESS", SRC, start=T1),  # granted at T1
@@ -74,7 +80,8 @@ CHANGES = [
 @pytest.fixture(scope="module")
 def warehouse(tmp_path_factory):
     root = tmp_path_factory.mktemp("effects")
-    vertices = [{"id": i, "label": label, "name": i, "first_seen": T0} for i, label in LABELS.items()]
+    vertices = [{"id": i, "label": label, "name": i, "first_seen": T0, "deleted_at": DELETED.get(i)}
+                for i, label in LABELS.items()]
     return write_graph(root, vertices, EDGES, CHANGES)
 
 

@@ -157,6 +157,10 @@ class Traversal(Protocol):
         """Labels of ids, for the effects (``lineage.analysis.effects.Neighbourhood``)."""
         ...
 
+    def vertex_spans(self, ids: Any) -> dict[str, list[tuple[int, int]]]:
+        """Validity intervals of ids, for the effects (``lineage.analysis.effects.Neighbourhood``)."""
+        ...
+
 
 def query_of(change: Mapping[str, Any]) -> Query:
     """A change is asked on the graph one instant before it (the whole history without a time)."""

@@ -86,6 +86,10 @@ class Neighbourhood(Protocol):
         """The label of each id that is a vertex (the smallest label over its rows)."""
         ...
 
+    def vertex_spans(self, ids: Collection[str]) -> dict[str, list[tuple[int, int]]]:
+        """Each id's validity intervals ``(start, end)`` in microseconds (a deleted node's ends)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Plan:
@@ -286,7 +290,8 @@ def _sensitive(graph: Neighbourhood, changes: Sequence[Mapping[str, Any]], plans
 
 def _failing(graph: Neighbourhood, changes: Sequence[Mapping[str, Any]], plans: dict[int, Plan],
              before: Sequence[int | None], lookback: timedelta) -> None:
-    """For each restriction: the nodes and jobs its users run that read the data in ``lookback``."""
+    """For each restriction: the nodes and jobs its users run that read the data in ``lookback``
+    and that still exist one instant before the change (a deleted node never runs again)."""
     from dataclasses import replace
 
     restricting = [i for i, p in plans.items() if p.effect == RESTRICTS]
@@ -299,6 +304,7 @@ def _failing(graph: Neighbourhood, changes: Sequence[Mapping[str, Any]], plans: 
     labels = graph.vertex_labels({s.dst for s in ran})
     runnable = {s.dst for s in ran if labels.get(s.dst) in RUNNABLE_LABELS}
     reads = graph.edge_rows(runnable, [READS], by="src")
+    spans = graph.vertex_spans(runnable)
     window = int(lookback.total_seconds() * 1_000_000)
     for i in restricting:
         moment = before[i]
@@ -311,6 +317,8 @@ def _failing(graph: Neighbourhood, changes: Sequence[Mapping[str, Any]], plans: 
             for s in sorted(ran, key=lambda s: s.dst):
                 if s.src != principal.id or s.dst not in runnable or not _valid(s, moment):
                     continue
+                if moment is not None and not any(a <= moment < b for a, b in spans.get(s.dst, ())):
+                    continue  # deleted (or not yet created) before the change: it runs no more
                 if any(r.src == s.dst and r.dst in data and _read_recently(r, moment, window) for r in reads):
                     path = principal.path + (s.dst,)
                     if s.dst not in paths or (len(path), path) < (len(paths[s.dst]), paths[s.dst]):

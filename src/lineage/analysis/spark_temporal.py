@@ -118,6 +118,18 @@ class SparkTraversal:
         rows = self.vertex_rows.join(F.broadcast(wanted), "id").groupBy("id").agg(F.min("label").alias("label"))
         return {r["id"]: r["label"] for r in rows.collect()}
 
+    def vertex_spans(self, ids: Collection[str]) -> dict[str, list[tuple[int, int]]]:
+        """Each id's ``(start, end)`` validity intervals in microseconds (``effects.Neighbourhood``)."""
+        from pyspark.sql import functions as F
+
+        if not ids:
+            return {}
+        wanted = self.spark.createDataFrame([(i,) for i in sorted(set(ids))], "id string")
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for r in self.vertex_rows.join(F.broadcast(wanted), "id").select("id", "start", "end").collect():
+            spans.setdefault(r["id"], []).append((r["start"], r["end"]))
+        return spans
+
     def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list["Step"]:
         """Edge rows of ``relationships`` whose ``by`` end is one of ``ids`` (``effects.Neighbourhood``)."""
         from pyspark.sql import functions as F

@@ -186,6 +186,16 @@ class TemporalGraph:
         """Labels over the whole history (``lineage.analysis.effects.Neighbourhood``)."""
         return self.labels_at(ids, None)
 
+    def vertex_spans(self, ids: Collection[str]) -> dict[str, list[tuple[int, int]]]:
+        """Each id's ``(start, end)`` validity intervals in microseconds (``effects.Neighbourhood``)."""
+        spans: dict[str, list[tuple[int, int]]] = {}
+        for vid in ids:
+            v = self.index.get(vid)
+            if v is not None:
+                lo, hi = self.row_ptr[v], self.row_ptr[v + 1]
+                spans[vid] = list(zip(self.row_start[lo:hi].tolist(), self.row_end[lo:hi].tolist()))
+        return spans
+
     def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list["Step"]:
         """Edge rows of ``relationships`` whose ``by`` end is one of ``ids`` (``effects.Neighbourhood``)."""
         from lineage.analysis.effects import Step
