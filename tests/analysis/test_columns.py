@@ -241,3 +241,15 @@ def test_exposure_cli_names_the_columns(tmp_path):
     assert [(x["table"], x["columns"]) for x in doc["exposures"]] == [(tid("u"), [cid("u", "email")])]
     human = run_cli("exposure", "--warehouse", wh, "--as-of", at)
     assert "email" in human and "1 exposure(s)" in human
+
+
+def test_a_removed_field_the_graph_does_not_know_is_scored_table_level():
+    from lineage.analysis.temporal import TemporalGraph
+
+    v, e, changes = graph()
+    unknown = [{**changes[0], "properties": {"field_path": "zz"}}]
+    traversal = TemporalGraph.from_rows(v, e)
+    column_level = blast_radius(unknown, traversal, columns=columns.timeline(v, e))[0]
+    table_level = blast_radius(unknown, traversal)[0]
+    assert (column_level.count, column_level.score) == (table_level.count, table_level.score)
+    assert tid("b") in {a.id for a in column_level.affected}

@@ -113,9 +113,11 @@ def _columns(snap: Snapshot, sources: Sequence[str], qualifiers: frozenset[str],
     return found
 
 
-def reach(snap: Snapshot, sources: Sequence[str], *, indirect: bool = False, downstream: bool = True) -> tuple[list[Reached], list[Reached]]:
+def reach(snap: Snapshot, sources: Sequence[str], *, indirect: bool = False, downstream: bool = True,
+          tables: Sequence[str] = ()) -> tuple[list[Reached], list[Reached]]:
     """(what the columns reach, the fallback tables): sources not listed; the fallback tables are
-    listed in the first list too, and are where table-level impact goes on (:func:`merge`)."""
+    listed in the first list too, and are where table-level impact goes on (:func:`merge`).
+    ``tables``: the sources' own tables when the graph may not say (a change names its table)."""
     direct = _columns(snap, sources, frozenset({DIRECT}), downstream)
     every = _columns(snap, sources, frozenset({DIRECT, INDIRECT}), downstream) if indirect else direct
     best: dict[str, Reached] = {}
@@ -135,6 +137,9 @@ def reach(snap: Snapshot, sources: Sequence[str], *, indirect: bool = False, dow
             add(col, dist, path, marked)
         for e in snap.into(col, HAS_COLUMN):
             add(e.src, dist + 1, path + (e.src,), marked)
+    first = sorted(sources)[0] if sources else None
+    for table in tables if first else ():
+        add(table, 1, (first, table), False)
     tables = [r for r in best.values() if r.label != "Column"]
     fallback: list[Reached] = []
     for table in sorted(tables, key=lambda r: (r.distance, r.id)):
@@ -200,7 +205,7 @@ def breaks(changes: Sequence[Mapping[str, Any]], chosen: Sequence[int], traversa
         snap = columns.at(moment)
         named = [c for c in columns_of_change(change) if snap.exists(c) and snap.label(c) == "Column"]
         if named:
-            found[i] = (named, *reach(snap, named))
+            found[i] = (named, *reach(snap, named, tables=[change["entity_id"]] if change["entity_label"] == "Table" else []))
     queries = [(i, f.id) for i, (_, _, fallback) in found.items() for f in fallback]
     walks: dict[int, dict[str, list[Affected]]] = {i: {} for i in found}
     moments = [Query((table,), query_of(changes[i]).moment) for i, table in queries]
