@@ -138,11 +138,12 @@ KEPT_BYTES = (400, 300)  # one affected vertex with its path: a Python object / 
 SHARE = 0.8  # of the memory available, what an engine may take
 
 
-def estimate(vertices: int, edges: int, question: Question) -> tuple[int, int]:
-    """Bytes (local, Spark driver heap) an answer will take: the graph's rows, the walk's working
-    set and the affected vertices kept. A break reaches at most every vertex (its reach is bounded
-    by the vertices its edges join); the local walk holds one chunk of queries, at most
-    ``temporal.VISITED_BUDGET`` (query, vertex) pairs, Spark's shuffles spill to disk instead."""
+def estimate(vertices: int, edges: int, question: Question) -> tuple[int, int, int]:
+    """Bytes (local, Spark driver heap, Spark's Python driver) an answer will take: the graph's
+    rows, the walk's working set and the affected vertices kept. A break reaches at most every
+    vertex; the local walk holds one chunk of queries, at most ``temporal.VISITED_BUDGET`` (query,
+    vertex) pairs, while Spark's shuffles spill to disk. The vertices kept are Python objects in
+    this process on either engine (Spark's pass through its heap as rows first)."""
     from lineage.analysis.temporal import VISITED_BUDGET
 
     reach = min(vertices, edges + 1)
@@ -150,8 +151,8 @@ def estimate(vertices: int, edges: int, question: Question) -> tuple[int, int]:
     kept = min(kept, question.breaks * reach + question.changes * 64)  # non-breaks reach a few principals
     walk = 0 if question.entity else min(question.breaks * reach, VISITED_BUDGET) * WALK_BYTES + VISITED_BUDGET
     local = LOCAL_BASE + vertices * LOCAL_ROW[0] + edges * LOCAL_ROW[1] + walk + kept * KEPT_BYTES[0]
-    spark = SPARK_BASE + vertices * SPARK_ROW[0] + edges * SPARK_ROW[1] + kept * KEPT_BYTES[1]
-    return local, spark
+    heap = SPARK_BASE + vertices * SPARK_ROW[0] + edges * SPARK_ROW[1] + kept * KEPT_BYTES[1]
+    return local, heap, LOCAL_BASE + kept * KEPT_BYTES[0]
 
 
 def choose(vertices: int, edges: int, question: Question, budget: Budget, local_max: int = 500_000) -> str:
@@ -161,19 +162,24 @@ def choose(vertices: int, edges: int, question: Question, budget: Budget, local_
       answer is a few thousand vertices, and a JVM's start costs more than the whole walk.
     * A graph of at most ``local_max`` edge rows (``LINEAGE_LOCAL_MAX_EDGES``) is ``local``.
     * Otherwise :func:`estimate` the bytes each engine needs: ``local`` when its estimate fits in
-      ``SHARE`` of the memory available (or that is unknown); else ``spark`` when the cluster holds
-      it, or its estimate fits the driver's heap and that heap fits in what is available; else
-      the engine whose estimate exceeds its memory by less (``local`` on a tie).
+      ``SHARE`` of the memory available (or that is unknown); else ``spark`` when a cluster holds
+      the graph, or its heap estimate fits the driver's heap and that heap plus Spark's Python
+      driver fit in what is available; else the engine whose estimate exceeds its memory by
+      less (``local`` on a tie). Affected vertices kept cost the same on both engines (they end
+      as Python objects here), so only a graph too big for this process sends an answer to Spark.
     """
     if question.entity or edges <= local_max:
         return "local"
-    local, spark = estimate(vertices, edges, question)
+    local, heap, python = estimate(vertices, edges, question)
     if budget.available is None or local <= budget.available * SHARE:
         return "local"
-    if budget.cluster or (spark <= budget.driver and budget.driver <= budget.available):
+    room = budget.available * SHARE
+    if budget.cluster and python <= room:
         return "spark"
-    spark_has = min(budget.driver, budget.available)
-    return "spark" if spark / max(spark_has, 1) < local / (budget.available * SHARE) else "local"
+    if heap <= budget.driver and budget.driver + python <= room:
+        return "spark"
+    spark_short = max(heap / max(budget.driver, 1), (budget.driver + python) / max(room, 1))
+    return "spark" if spark_short < local / max(room, 1) else "local"
 
 
 def budget(settings: Settings | None = None) -> Budget:
