@@ -135,8 +135,8 @@ def reach(snap: Snapshot, sources: Sequence[str], *, indirect: bool = False, dow
         dist, path = direct.get(col, (dist, path))
         if dist:
             add(col, dist, path, marked)
-        for e in snap.into(col, HAS_COLUMN):
-            add(e.src, dist + 1, path + (e.src,), marked)
+        for table in _table_of(snap, col):
+            add(table, dist + 1, path + (table,), marked)
     first = sorted(sources)[0] if sources else None
     for table in tables if first else ():
         add(table, 1, (first, table), False)
@@ -314,11 +314,11 @@ def spread(snap: Snapshot, origin: str, holders: Sequence[str], blocked: Collect
     cols = _columns_within(snap, holders, blocked)
     tables_of: dict[str, tuple[int, tuple[str, ...], set[str]]] = {origin: (0, (origin,), set())}
     for col, (hops, path) in sorted(cols.items(), key=lambda kv: (kv[1][0], kv[0])):
-        for e in snap.into(col, HAS_COLUMN):
+        for table in _table_of(snap, col):
             table_path = tuple(dict.fromkeys(t for c in path for t in _table_of(snap, c)))
-            old = tables_of.get(e.src)
+            old = tables_of.get(table)
             if old is None or hops < old[0]:
-                tables_of[e.src] = (hops, table_path, {col} | (old[2] if old and old[0] == hops else set()))
+                tables_of[table] = (hops, table_path, {col} | (old[2] if old and old[0] == hops else set()))
             elif hops == old[0]:
                 old[2].add(col)
     for table, (hops, path, columns) in tables_of.items():
@@ -345,7 +345,18 @@ def spread(snap: Snapshot, origin: str, holders: Sequence[str], blocked: Collect
 
 
 def _table_of(snap: Snapshot, column: str) -> list[str]:
-    return sorted(e.src for e in snap.into(column, HAS_COLUMN))
+    """The column's table: its ``HAS_COLUMN``, else the table its id names, when that is in the
+    graph (job SQL names columns of tables whose schema no event stated: no HAS_COLUMN)."""
+    found = sorted(e.src for e in snap.into(column, HAS_COLUMN))
+    if found or ids.label_of(column) != "Column":
+        return found
+    namespace, key = column.split(":", 2)[1:]
+    parts = key.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        table = f"table:{namespace}:{'.'.join(parts[:cut])}"
+        if snap.exists(table):
+            return [table]
+    return []
 
 
 def _columns_within(snap: Snapshot, holders: Sequence[str], blocked: Collection[str]) -> dict[str, tuple[int, tuple[str, ...]]]:
