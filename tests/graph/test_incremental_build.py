@@ -104,6 +104,7 @@ def test_day_by_day_builds_equal_one_full_build(spark, platform, seed):
     # the first build folds everything (no graph yet), every later one only what its day touched
     assert [r.fold for r in results] == ["full"] + ["incremental"] * (DAYS - 1), [r.fold_reason for r in results]
     assert all(r.new_events and r.refolded_vertices for r in results[1:])
+    assert not (daily / ".txn").exists()  # the scratch of the incremental fold is gone
     counts = {r.generation: (r.generation, r.vertices, r.edges, r.changes) for r in results}
     assert len({s[0] for s in seen}) >= 1
     assert all(s == counts[s[0]] for s in seen)  # never a mix of two generations, never half written
@@ -111,6 +112,7 @@ def test_day_by_day_builds_equal_one_full_build(spark, platform, seed):
     # nothing new: returns at once, without Spark (given none that works) and without a new generation
     again = build(daily, spark=object(), aliases=aliases)
     assert (again.fold, again.generation, again.new_events) == ("none", results[-1].generation, 0)
+    assert (again.vertices, again.edges) == (results[-1].vertices, results[-1].edges)
 
     whole = platform / f"whole{seed}"
     ingest([events], whole, spark=spark)

@@ -187,6 +187,9 @@ def build(
         if not Warehouse.has_data(wh.events):
             raise NothingToBuild(nothing)
         if not full and (same := unchanged(wh, aliases)) is not None:
+            same.build_id = new_run_id()
+            with Transaction(wh.root, "build.log") as txn:  # a build is logged even when it folds nothing
+                same.log(txn.append(wh.builds))
             return same
         if spark is None:
             from lineage.spark import get_spark
@@ -336,6 +339,10 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
         result.log(graph_txn.append(wh.builds))
     if kind == "incremental":
         shutil.rmtree(scratch, ignore_errors=True)
+        try:
+            scratch.parent.rmdir()  # .txn: none at rest
+        except OSError:
+            pass
     prune(wh)
     return result
 
