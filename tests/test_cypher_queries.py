@@ -1043,7 +1043,7 @@ def platform_parameters(warehouse) -> dict[str, list[dict[str, Any]]]:
     tables = {v["id"] for v in vertices if v["label"] == "Table"}
     out, readers, grants = defaultdict(int), defaultdict(int), defaultdict(int)
     for e in edges:
-        if e["valid_to"] is None and e["relationship"] == "FEEDS":
+        if e["valid_to"] is None and e["relationship"] == "FEEDS" and e["src"] in tables:  # not column FEEDS
             out[e["src"]] += 1
         elif e["valid_to"] is None and e["relationship"] == "READS":
             readers[e["dst"]] += 1
