@@ -299,3 +299,17 @@ def test_on_the_generated_platform_field_removals_reach_fewer_tables(generated, 
         assert [(a.id, a.distance) for a in remote[change["change_id"]].affected] == [
             (a.id, a.distance) for a in precise[change["change_id"]].affected]
     assert fewer >= 1
+
+
+def test_a_pii_tag_added_to_a_column_exposes_the_tables_its_values_reach():
+    from lineage.analysis.temporal import TemporalGraph
+
+    v, e = pii_graph()
+    e = [x for x in e if x["relationship"] != "TAGGED"]
+    change = {"change_id": "f" * 32, "entity_id": cid("t", "email"), "entity_label": "Column", "kind": "tag_change",
+              "time": WHEN, "actor": None, "event_id": "e2", "properties": {"operation": "ADD", "modifier": "urn:li:tag:PII"}}
+    found = blast_radius([change], TemporalGraph.from_rows(v, e), columns=columns.timeline(v, e))[0]
+    assert (found.effect, found.summary) == ("exposes", {"Table": 4})
+    assert {a.id: (a.distance, a.path) for a in found.affected} == {
+        tid("u"): (1, (cid("t", "email"), tid("u"))), tid("p"): (1, (cid("t", "email"), tid("p"))),
+        tid("x"): (2, (cid("t", "email"), tid("u"), tid("x"))), tid("q"): (2, (cid("t", "email"), tid("p"), tid("q")))}

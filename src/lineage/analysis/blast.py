@@ -216,6 +216,10 @@ def evaluate(
     score needs it behind its jobs)."""
     if plans is None:
         plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
+    if columns is not None:  # a sensitive tag on a column: where its values flow (lineage.analysis.columns)
+        from lineage.analysis.columns import tag_plans
+
+        plans = tag_plans(changes, plans, columns)
     out: list[ChangeImpact | None] = [None] * len(changes)
     breaks = [i for i, p in enumerate(plans) if p.effect == BREAKS]
     if columns is not None:  # field removals and type changes: column-precise (lineage.analysis.columns)

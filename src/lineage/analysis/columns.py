@@ -247,7 +247,8 @@ def timeline_of(warehouse: Any, spark: Any = None) -> Timeline:
 def for_changes(changes: Sequence[Mapping[str, Any]], warehouse: Any, traversal: Any) -> Timeline | None:
     """The column rows when some change is a column kind (else None: nothing read), from the
     traversal's engine (its SparkSession when it has one)."""
-    if not any(c.get("kind") in COLUMN_KINDS for c in changes):
+    if not any(c.get("kind") in COLUMN_KINDS or (c.get("kind") == "tag_change" and ids.label_of(c["entity_id"]) == "Column")
+               for c in changes):
         return None
     return timeline_of(warehouse, getattr(traversal, "spark", None))
 
@@ -372,3 +373,28 @@ def _columns_within(snap: Snapshot, holders: Sequence[str], blocked: Collection[
             found[nxt] = (hops + 1, path + (nxt,))
             queue.append(nxt)
     return found
+
+
+def tag_plans(changes: Sequence[Mapping[str, Any]], plans: Sequence[Any], columns: Timeline) -> list[Any]:
+    """A sensitive tag added to a column exposes the tables its values reach as of the change
+    (:func:`spread`: direct column FEEDS; whole tables past partial lineage), not the tables its
+    column FEEDS of any kind lead to (``effects.plan`` walks FEEDS, which from a column stays
+    among columns). Other plans unchanged."""
+    from dataclasses import replace
+
+    from lineage.analysis.effects import sensitive_tag_added
+
+    out = list(plans)
+    for i, change in enumerate(changes):
+        entity = change["entity_id"]
+        if ids.label_of(entity) != "Column" or not change.get("time") or not sensitive_tag_added(change):
+            continue
+        snap = columns.at(change["time"])
+        origin = _table_of(snap, entity)
+        if not origin:
+            continue
+        reached = spread(snap, origin[0], [entity])
+        seeds = sorted((Affected(t, snap.label(t), len(path) - 1, (entity, *path[1:])) for t, (_, path, _) in reached.items()),
+                       key=lambda a: (a.distance, a.id))
+        out[i] = replace(plans[i], seeds=tuple(seeds), sensitive=True)
+    return out
