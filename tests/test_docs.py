@@ -80,3 +80,26 @@ def test_the_site_holds_every_page_of_the_nav(site):
     for name in ("lineage.analysis.api", "lineage.graph.api", "lineage.facts.core"):
         assert f'id="{name}"' in api, name
     assert "reach.py" in (site / "benchmarks" / "index.html").read_text()  # benchmarks/README.md is included
+
+
+README = ROOT / "README.md"
+
+
+def test_the_readme_is_short_and_starts_with_the_two_commands():
+    """Issue 35: at most 300 lines (as `wc -l` counts), opening on the two set-up commands."""
+    text = README.read_text()
+    assert text.count("\n") <= 300, f"README.md has {text.count(chr(10))} lines"
+    assert text.splitlines()[:6] == [
+        "# lineage", "", "```bash",
+        "./dev demo     # set up everything, then run the main job end to end on a generated platform",
+        "./dev test     # set up everything, then run the test suite", "```"]
+
+
+def test_the_readme_links_pages_of_the_site():
+    """Every docs/ page the README links exists and is in the site's navigation."""
+    nav = (ROOT / "mkdocs.yml").read_text()
+    linked = set(re.findall(r"\]\(docs/([\w./-]+?\.md)(?:#[\w-]+)?\)", README.read_text()))
+    assert len(linked) >= 12, sorted(linked)
+    for page in linked:
+        assert (ROOT / "docs" / page).is_file() and f": {page}" in nav, page
+
