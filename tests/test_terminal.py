@@ -8,7 +8,7 @@ import io
 import pytest
 from rich.console import Console
 
-from lineage.terminal import Column, fitted, shorten
+from lineage.render.columns import Column, fitted, shorten
 
 ID = "table:maxcompute:retail_dw.dws_sales_daily"
 

@@ -18,7 +18,8 @@ import click
 from rich.console import Console
 
 from lineage.render.escape import CELL_LIMIT, terminal
-from lineage.terminal import SHORTENED_NOTE, Column, console, fitted
+from lineage.render.columns import SHORTENED_NOTE, Column, fitted
+from lineage.terminal import console
 
 SHOW_CHANGES = 10
 """Latest changes ``show`` prints (``--json`` and ``history`` have them all)."""

@@ -1,10 +1,16 @@
-"""Plain-text columns that fit the terminal: the human side of `impact`, `upstream`, `access`.
+"""Tables that fit the terminal, the one module every command's human output uses.
 
-Cells are never cut silently: when a row is wider than the terminal, the columns marked
-shrinkable lose characters *in the middle* (``table:maxcompute:retail_dw.d…ly``), each shortened
-cell keeping its start and its end, and a column never shrinks below its header or
-:data:`MIN_WIDTH`. When that is still too wide the line is simply longer than the terminal.
-Pure functions over strings: the CLI passes the width (``terminal_width``).
+Ids are long and their two ends are what tell them apart (the kind at the start, the key at the
+end), so when a row is wider than the terminal the middle of an id is what goes
+(``table:maxcompute:retail_dw.d…ly``, :func:`shorten`, one way everywhere); nothing else is cut
+silently, and ``--json`` always prints ids whole. Two shapes:
+
+* plain-text columns (:func:`table`, :func:`wrap`): ``impact``, ``upstream``, ``access``; columns
+  marked shrinkable lose characters in the middle, never below their header or :data:`MIN_WIDTH`;
+* rich tables (:func:`fitted`): ``show``, ``search``, ``history``; id columns shortened when the
+  table would not fit otherwise, every other cell wrapped.
+
+Pure functions over strings: the CLI passes the width (:func:`terminal_width`).
 """
 
 from __future__ import annotations
@@ -13,6 +19,9 @@ import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from rich.cells import cell_len
+from rich.table import Table
 
 from lineage.render.escape import CELL_LIMIT, terminal
 
@@ -30,12 +39,15 @@ def terminal_width(default: int = 120) -> int:
 
 
 def shorten(text: str, width: int) -> str:
-    """``text`` in at most ``width`` characters, the middle replaced by an ellipsis when it must."""
-    if len(text) <= width:
+    """``text`` in at most ``width`` cells, its middle replaced by an ellipsis when too long; the
+    end (an id's key, which tells ids of one kind apart) keeps the odd cell. Every table and
+    list the commands print shortens ids with this one function."""
+    if cell_len(text) <= width:
         return text
-    if width <= 1:
-        return ELLIPSIS[:width]
-    head, tail = width // 2, (width - 1) // 2
+    if width < 3:
+        return ELLIPSIS[:max(width, 0)]
+    head = (width - 1) // 2
+    tail = width - 1 - head
     return text[:head] + ELLIPSIS + (text[-tail:] if tail else "")
 
 
@@ -123,3 +135,82 @@ def wrap(prefix: str, items: Sequence[str], width: int, sep: str = ", ") -> list
     lines = textwrap.wrap(sep.join(words), width, initial_indent=prefix, subsequent_indent=indent,
                           break_long_words=False, break_on_hyphens=False) or [prefix.rstrip()]
     return [line.replace(NBSP, " ") for line in lines]
+
+
+# Rich tables (``show``, ``search``, ``history``)
+
+MIN_ID = 12
+"""An id column is never narrower than this (then the other columns wrap instead)."""
+MAX_WORD = 20
+"""When space is short, a column other than an id keeps room for words up to this long."""
+ID_SHARE = 1 / 3
+"""The id columns keep at least this share of the table (or their whole ids) between them..."""
+MIN_TEXT = 4
+"""...and, when even that does not fit, at least this much (its words then wrap inside)."""
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str
+    is_id: bool = False
+    justify: str = "left"
+    whole_words: bool = False  # e.g. times: the last column to wrap inside a word
+
+
+def overhead(columns: int) -> int:
+    """Cells a rich table with the default box and padding spends on borders and padding."""
+    return 3 * columns + 1
+
+
+def _longest_word(texts: Sequence[str]) -> int:
+    return max((cell_len(w) for t in texts for w in t.split()), default=1)
+
+
+def fitted_widths(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> tuple[list[int], bool]:
+    """Each column's width so that the table fits ``width`` cells, and whether ids must be
+    shortened. When the natural widths do not fit, every other column keeps room for its
+    longest word (up to :data:`MAX_WORD`: it wraps between words) unless the ids would get less
+    than :data:`ID_SHARE` of the table; the id columns share what is left (at least
+    :data:`MIN_ID` each, the shortest served first), and the other columns then grow back
+    towards their natural width with whatever the ids did not need."""
+    natural = [max([cell_len(c.header)] + [cell_len(r[i]) for r in rows]) for i, c in enumerate(columns)]
+    inner = width - overhead(len(columns))
+    if sum(natural) <= inner:
+        return natural, False
+    result = [n if c.is_id else min(n, MAX_WORD, _longest_word([c.header, *(r[i] for r in rows)]))
+              for i, (n, c) in enumerate(zip(natural, columns))]
+    ids = sorted((natural[i], i) for i, c in enumerate(columns) if c.is_id)
+    texts = [i for i, c in enumerate(columns) if not c.is_id]
+    share = int(inner * ID_SHARE) // len(ids) if ids else 0
+    least = sum(min(n, max(share, MIN_ID, cell_len(columns[i].header))) for n, i in ids)
+    while sum(result[i] for i in texts) + least > inner and any(result[i] > MIN_TEXT for i in texts):
+        # too narrow for whole words: the widest column wraps inside them (times last)
+        widest = max(texts, key=lambda i: (result[i] > MIN_TEXT, not columns[i].whole_words, result[i]))
+        result[widest] -= 1
+    room = inner - sum(result[i] for i in texts)
+    for done, (want, i) in enumerate(ids):
+        result[i] = min(want, max(room // (len(ids) - done), MIN_ID, cell_len(columns[i].header)))
+        room -= result[i]
+    for i in sorted(texts, key=lambda i: natural[i] - result[i]):
+        grow = max(0, min(natural[i] - result[i], room))
+        result[i] += grow
+        room -= grow
+    return result, any(result[i] < natural[i] for _, i in ids)
+
+
+def fitted(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]], title: str | None = None) -> tuple[Table, bool]:
+    """A rich table of ``rows`` that fits ``width`` cells; True when ids were shortened. Cells
+    are event text: control characters made visible, values past :data:`CELL_LIMIT` shortened."""
+    rows = [[terminal(cell, CELL_LIMIT) for cell in row] for row in rows]
+    title = terminal(title) if title is not None else None
+    sizes, shortened = fitted_widths(width, columns, rows)
+    table = Table(title=title, title_justify="left")
+    for column, w in zip(columns, sizes):
+        table.add_column(column.header, justify=column.justify, no_wrap=column.is_id,  # type: ignore[arg-type]
+                         overflow="ellipsis" if column.is_id else "fold", min_width=w, max_width=w)
+    for row in rows:
+        table.add_row(*(shorten(cell, w) if c.is_id else cell for cell, c, w in zip(row, columns, sizes)))
+    return table, shortened
+
+
+SHORTENED_NOTE = "(ids shortened in the middle to fit the terminal; --json prints them whole)"
