@@ -128,7 +128,10 @@ def main() -> None:
                     shutil.copytree(args.ingested / name, whole / name)
         else:
             step(5, "ingest all days (second warehouse)", "ingest", str(before), str(after), "--warehouse", str(whole))
-        step(6, "**full build of all days**", "build", "--warehouse", str(whole))
+        try:
+            step(6, "**full build of all days**", "build", "--warehouse", str(whole))
+        except SystemExit as failed:  # said, not lost in the thread
+            print(failed, file=sys.stderr, flush=True)
 
     lane = threading.Thread(target=whole_lane)
     if args.parallel:
@@ -146,10 +149,12 @@ def main() -> None:
     print(f"\n| step | wall time | peak memory (process tree) | what |\n|---|---|---|---|")
     for label, seconds, peak, what in rows:
         print(f"| {label} | {seconds:.1f} s | {peak / 1024:.2f} GiB | {what} |")
+    if len(rows) < 6:
+        print("\nthe full build of all days failed: no comparison")
+        return
     day, full = rows[3][1], rows[-1][1]
     print(f"\nthe day's build: {day:.1f} s = {100 * day / full:.1f}% of the full build's {full:.1f} s")
     print("same graph, row by row:", same_graph(daily, whole))
-
 
 if __name__ == "__main__":
     main()
