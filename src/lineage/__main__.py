@@ -3,7 +3,7 @@
     spark-submit --master URL --py-files lineage.zip,graphframes.jar --jars graphframes.jar \
         src/lineage/__main__.py build --warehouse s3a://bucket/warehouse
 
-(see README "Running on a cluster"). The package itself comes from ``--py-files`` (or an
+(see docs/cluster.md, "Running on a cluster"). The package itself comes from ``--py-files`` (or an
 installed wheel); this file only starts the CLI.
 """
 

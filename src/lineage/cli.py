@@ -506,7 +506,7 @@ def _small_demo(out: Path, days: int) -> None:
     _print_build(built)
     say(f"demo: warehouse at {result.warehouse}")
     say(f"demo: next, e.g. `lineage impact table:maxcompute:retail_dw.dwd_orders --warehouse {result.warehouse}` or "
-        f"`lineage export neo4j --warehouse {result.warehouse} --uri bolt://localhost:7687` (see README)")
+        f"`lineage export neo4j --warehouse {result.warehouse} --uri bolt://localhost:7687` (see docs/neo4j.md)")
 
 
 def _progress(enabled: bool) -> Callback:

@@ -42,12 +42,12 @@ def export_group() -> None:
               help="How long to retry an unreachable server or a transient failure.")
 @click.option("--bulk", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Full export of an empty database through its bulk loader (Neo4j: writes neo4j-admin import files; "
-                   "FalkorDB: falkordb-bulk-loader); auto from 100,000 rows (see README).")
+                   "FalkorDB: falkordb-bulk-loader); auto from 100,000 rows (see docs/neo4j.md).")
 @click.option("--redis-url", envvar="FALKORDB_REDIS_URL", metavar="redis://HOST:PORT",
               help="FalkorDB's Redis address for the bulk loader (or $FALKORDB_REDIS_URL; default: port 6379 of the Bolt host).")
 @click.option("--with-impact", is_flag=True,
               help="Also write the window's blast radius as (:Change)-[:AFFECTS]->(x) and per-table summaries "
-                   "(replaced on every run; see README).")
+                   "(replaced on every run; see docs/neo4j.md).")
 @click.option("--retry-rejected", is_flag=True,
               help="Send again the records earlier runs rejected (otherwise they are named, not resent, while unchanged).")
 @click.option("--since", metavar="DATE", help="With --with-impact: changes at or after this time.")
@@ -58,7 +58,7 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
                  dialect: str, full: bool, dry_run: bool, retry_seconds: float, bulk: str, redis_url: str | None,
                  with_impact: bool, retry_rejected: bool, since: str | None, until: str | None, engine: str,
                  as_json: bool) -> None:
-    """Export the temporal graph over Bolt: incremental, idempotent, resumable (see README).
+    """Export the temporal graph over Bolt: incremental, idempotent, resumable (see docs/neo4j.md).
     Exits 3 when records the server could not take were rejected (named on stderr); the rest is written."""
     from lineage.export.impact import export_impact
     from lineage.export.neo4j import PARTIAL, Target, export
@@ -124,7 +124,7 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
 def export_openlineage(warehouse: Path, out: Path | None, url: str | None, since: str | None, until: str | None,
                        api_key_env: str, retry_seconds: float, as_json: bool) -> None:
-    """Every job run of the graph as OpenLineage RunEvents, to a file or an endpoint (see README).
+    """Every job run of the graph as OpenLineage RunEvents, to a file or an endpoint (see docs/neo4j.md, "Exporting to OpenLineage").
     Exits 3 when the endpoint refused some events (named on stderr; a re-run sends them again)."""
     from lineage.export.openlineage import export_file, export_http
 

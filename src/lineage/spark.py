@@ -19,7 +19,7 @@ On a cluster the executors are other Python processes: for a non-local ``spark.m
 ``lineage`` package itself goes on ``spark.submit.pyFiles`` as a zip (:func:`package_zip`), so
 the functions the jobs ship to executors import there. Under ``spark-submit`` the submitted
 settings (``--master``, ``--jars``, ``--py-files``, ``--conf``) stand and only the other
-defaults are added (see README "Running on a cluster").
+defaults are added (see docs/cluster.md, "Running on a cluster").
 """
 
 from __future__ import annotations
