@@ -186,11 +186,13 @@ def blast(
     max_depth: int | None = None,
     spark: "SparkSession | None" = None,
     affected: int | None = None,
+    walker: Traversal | None = None,
 ) -> list[ChangeImpact]:
     """Every Change with ``since <= time < until``, its score, summary and affected set, ranked;
-    each keeps its first ``affected`` affected vertices (all when None; counts stay complete)."""
+    each keeps its first ``affected`` affected vertices (all when None; counts stay complete).
+    ``walker``: a traversal already loaded (:func:`traversal`), for a caller that asks it more."""
     changes = change_rows(warehouse, since, until)
-    walker = traversal(warehouse, engine, spark, window_question(changes, affected))
+    walker = walker or traversal(warehouse, engine, spark, window_question(changes, affected))
     return blast_radius(changes, walker, max_depth=max_depth, affected_limit=affected,
                         columns=columns.for_changes(changes, warehouse, walker))
 

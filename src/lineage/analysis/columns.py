@@ -94,6 +94,39 @@ def columns_of_change(change: Mapping[str, Any]) -> list[str]:
     return sorted({ids.column(entity, name) for name in named})
 
 
+def known_columns(snap: Snapshot, change: Mapping[str, Any]) -> list[str]:
+    """The columns a column change names that the graph knows at ``snap`` (none: the change is
+    scored table-level)."""
+    return [c for c in columns_of_change(change) if snap.exists(c) and snap.label(c) == "Column"]
+
+
+def _own_table(change: Mapping[str, Any]) -> list[str]:
+    return [change["entity_id"]] if change["entity_label"] == "Table" else []
+
+
+def column_paths(snap: Snapshot, change: Mapping[str, Any], limit: int = 3) -> list[tuple[str, ...]]:
+    """The column paths of a column change (one instant before it: ``snap``) to the nearest
+    tables that read the changed columns along direct column FEEDS (:func:`reach`; fallback
+    tables have no column path), at most ``limit``, nearest first (then by table id)."""
+    named = known_columns(snap, change)
+    if not named:
+        return []
+    reached, _ = reach(snap, named, tables=_own_table(change))
+    tables = [r for r in reached if r.label == "Table" and not r.fallback and not r.indirect
+              and r.id != change["entity_id"]]
+    return [tuple(v for v in r.path if snap.label(v) == "Column") for r in tables[:limit]]
+
+
+def column_name(snap: Snapshot, column: str) -> str:
+    """``table.column`` (the table's own name, without its project), for a column path."""
+    key = ids.key_of(column)
+    for table in _table_of(snap, column):
+        prefix = ids.key_of(table)
+        if key.startswith(prefix + "."):
+            return f"{prefix.rsplit('.', 1)[-1]}.{key[len(prefix) + 1:]}"
+    return ".".join(key.split(".")[-2:])
+
+
 def _complete(snap: Snapshot, job: str) -> bool:
     return snap.properties.get(job, {}).get("column_lineage") == COMPLETE
 
@@ -201,11 +234,10 @@ def breaks(changes: Sequence[Mapping[str, Any]], chosen: Sequence[int], traversa
         change = changes[i]
         if change["kind"] not in COLUMN_KINDS or not change.get("time"):
             continue
-        moment = query_of(change).moment
-        snap = columns.at(moment)
-        named = [c for c in columns_of_change(change) if snap.exists(c) and snap.label(c) == "Column"]
+        snap = columns.at(query_of(change).moment)
+        named = known_columns(snap, change)
         if named:
-            found[i] = (named, *reach(snap, named, tables=[change["entity_id"]] if change["entity_label"] == "Table" else []))
+            found[i] = (named, *reach(snap, named, tables=_own_table(change)))
     queries = [(i, f.id) for i, (_, _, fallback) in found.items() for f in fallback]
     walks: dict[int, dict[str, list[Affected]]] = {i: {} for i in found}
     moments = [Query((table,), query_of(changes[i]).moment) for i, table in queries]

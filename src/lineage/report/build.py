@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from lineage.analysis.api import blast, window_question
+from lineage.analysis.api import blast, traversal, window_question
 from lineage.analysis.blast import ChangeImpact
 from lineage.analysis.engine import choose_engine
 from lineage.analysis.rules import EFFECTS
@@ -70,15 +70,17 @@ def report(warehouse: str | Path, window: Window, *, engine: str = "auto", top: 
     # auto: by what the eight windows' blast radius will cost, every affected vertex kept
     engine_name = choose_engine(warehouse, engine, window_question(change_rows(warehouse, windows[0].since, window.until),
                                                                    None))
-    everything = blast(warehouse, since=windows[0].since, until=window.until, engine=engine_name, affected=None)
+    walker = traversal(warehouse, engine_name)  # asked again for the column changes' table-level reach
+    everything = blast(warehouse, since=windows[0].since, until=window.until, engine=engine_name, affected=None,
+                       walker=walker)
     per_window = [figures(ctx, w, _within(everything, w)) for w in windows]
     headline = [Figure(key=key, title=title, value=per_window[-1][key], previous=per_window[-2][key],
                        delta=per_window[-1][key] - per_window[-2][key], trend=[f[key] for f in per_window])
                 for key, title in HEADLINE]
     ranked = _within(everything, window)
-    rows, read = changes_section.change_rows(ctx, ranked)
-    people = changes_section.people(ctx, ranked, read)
     records = {c["change_id"]: c for c in change_rows(warehouse, window.since, window.until)}
+    rows, read = changes_section.change_rows(ctx, ranked, changes_section.column_reach(ctx, ranked, records, walker))
+    people = changes_section.people(ctx, ranked, read)
     return Report(
         generated_at=iso(now or datetime.now(timezone.utc)), week=window.name, since=iso(window.since),
         until=iso(window.until), engine=engine_name, top=top, high_impact_score=changes_section.HIGH_IMPACT_SCORE,

@@ -10,13 +10,14 @@ access`` answers).
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Iterable
+from typing import Any, Iterable, Mapping
 
+from lineage.analysis.blast import BEFORE, ChangeImpact, Traversal, query_of, weight
+from lineage.analysis.columns import COLUMN_KINDS, column_name, column_paths, known_columns
 from lineage.analysis.people import OWNS, owners_at, readers_at
-from lineage.analysis.blast import BEFORE, ChangeImpact, weight
 from lineage.analysis.rules import BREAKS, NOTIFIES
 from lineage.report.context import Context, iso
-from lineage.report.model import Asset, Change, GraphEdge, GraphNode, ImpactGraph, Person
+from lineage.report.model import Asset, Change, ColumnReach, GraphEdge, GraphNode, ImpactGraph, Person
 
 HIGH_IMPACT_SCORE = 10.0
 """A change scoring at least this is "high impact" in the headline (tune with the weights in blast.py)."""
@@ -52,8 +53,40 @@ def top_assets(ctx: Context, impact: ChangeImpact, n: int = TOP_ASSETS) -> list[
     return [Asset(id=a.id, label=a.label, name=ctx.name(a.id), distance=a.distance) for a in ranked[:n]]
 
 
-def change_rows(ctx: Context, ranked: list[ChangeImpact]) -> tuple[list[Change], dict[str, dict[str, list[str]]]]:
-    """The report's changes (rank order) and, per change, principal -> tables read."""
+def column_reach(ctx: Context, ranked: list[ChangeImpact], records: Mapping[str, Mapping[str, Any]],
+                 traversal: Traversal) -> dict[str, ColumnReach]:
+    """Change id -> how many of its table's downstream tables read the changed columns, for
+    each field removal or column type change whose columns the graph knows (as blast radius
+    scored it column-precisely): the tables of its column-precise affected set against the
+    tables one table-level walk of ``traversal`` reaches from its table, one instant before,
+    with the column paths to the nearest readers (``lineage.analysis.columns.column_paths``)."""
+    asked: list[tuple[ChangeImpact, list[str], list[tuple[str, ...]], Any]] = []
+    for impact in ranked:
+        change = records.get(impact.change_id)
+        if impact.kind not in COLUMN_KINDS or impact.time is None or not change:
+            continue
+        snap = ctx.snapshot(impact.time - BEFORE)
+        named = known_columns(snap, change)
+        if named:
+            asked.append((impact, named, column_paths(snap, change), snap))
+    out: dict[str, ColumnReach] = {}
+    if not asked:
+        return out
+    walks = traversal.impacts([query_of(records[a[0].change_id]) for a in asked], max_depth=None, limit=0,
+                              weigh=weight)
+    for n, found in walks:
+        impact, named, paths, snap = asked[n]
+        out[impact.change_id] = ColumnReach(
+            columns=named, reading=sum(a.label == "Table" for a in impact.affected),
+            downstream=found.summary.get("Table", 0),
+            paths=[[column_name(snap, c) for c in path] for path in paths])
+    return out
+
+
+def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, ColumnReach] | None = None
+                ) -> tuple[list[Change], dict[str, dict[str, list[str]]]]:
+    """The report's changes (rank order) and, per change, principal -> tables read (``reach``:
+    :func:`column_reach` of the column changes)."""
     rows, read = [], {}
     for rank, impact in enumerate(ranked, 1):
         read[impact.change_id] = readers(ctx, impact)
@@ -63,6 +96,7 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact]) -> tuple[list[Change],
             actor_name=ctx.name(impact.actor) if impact.actor else None, score=impact.score,
             high_impact=impact.score >= HIGH_IMPACT_SCORE, affected_count=impact.count, summary=dict(impact.summary),
             top_assets=top_assets(ctx, impact), owners=owners(ctx, impact), readers=sorted(read[impact.change_id]),
+            column_reach=(reach or {}).get(impact.change_id),
         ))
     return rows, read
 

@@ -45,6 +45,19 @@ class Person(_Model):
     assets: list[str]  # asset ids they must hear about (changed entities and affected assets)
 
 
+class ColumnReach(_Model):
+    """A field removal or column type change the graph knows the columns of (issue 32): of the
+    ``downstream`` tables its table reaches table-level, the ``reading`` ones its column-precise
+    impact reaches (what blast radius scored: direct column FEEDS, and whole tables past jobs whose
+    column lineage is partial), one instant before the change; ``paths``: the column paths
+    (``table.column`` names) to the nearest tables that read the columns, at most 3."""
+
+    columns: list[str]  # the changed columns' ids
+    reading: int
+    downstream: int
+    paths: list[list[str]]
+
+
 class Change(_Model):
     """One change of the window, ranked as ``lineage blast-radius`` ranks it."""
 
@@ -65,6 +78,7 @@ class Change(_Model):
     top_assets: list[Asset]  # the most important affected assets (weight / distance, then name)
     owners: list[str]  # owners of the changed entity and of affected assets, as of just before the change
     readers: list[str]  # principals who could read an affected table just before the change (lineage access)
+    column_reach: ColumnReach | None = None  # column changes only: how many downstream tables read the column
 
 
 class Figure(_Model):
