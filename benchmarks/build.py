@@ -69,7 +69,7 @@ def same_graph(first: Path, second: Path) -> dict[str, str]:
     from pyspark.sql import functions as F
 
     from lineage.spark import get_spark
-    from lineage.warehouse import Warehouse
+    from lineage.store.warehouse import Warehouse
 
     spark = get_spark("build-bench-compare")
     out = {}

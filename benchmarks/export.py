@@ -51,11 +51,11 @@ from lineage import ids  # noqa: E402
 from lineage.export import neo4j as exporter  # noqa: E402
 from lineage.export.records import NODE_LABELS, REL_TYPES  # noqa: E402
 
-# --- the Spark build's schema: its one declaration, lineage.schema (tests/test_schema.py checks a real build) ---
+# --- the Spark build's schema: its one declaration, lineage.store.schema (tests/test_schema.py checks a real build) ---
 
-from lineage.schema import CHANGES as CHANGE_DATASET  # noqa: E402
-from lineage.schema import EDGES as EDGE_DATASET  # noqa: E402
-from lineage.schema import VERTICES as VERTEX_DATASET  # noqa: E402
+from lineage.store.schema import CHANGES as CHANGE_DATASET  # noqa: E402
+from lineage.store.schema import EDGES as EDGE_DATASET  # noqa: E402
+from lineage.store.schema import VERTICES as VERTEX_DATASET  # noqa: E402
 
 VERTICES, EDGES, CHANGES = VERTEX_DATASET.arrow(), EDGE_DATASET.arrow(), CHANGE_DATASET.arrow()
 

@@ -110,7 +110,7 @@ def demo_warehouse(spark, tmp_path_factory) -> Path:
     """`lineage demo`'s events ingested and built once (read-only for tests)."""
     from lineage.graph.build import build
     from lineage.ingest.pipeline import ingest
-    from lineage.samples import ALIASES, write_samples
+    from lineage.generate.samples import ALIASES, write_samples
 
     root = tmp_path_factory.mktemp("demo")
     write_samples(root / "events")

@@ -17,7 +17,7 @@ import pytest
 from lineage.facts.core import Fact
 from lineage.graph import fold
 from lineage.graph.api import utc_row
-from lineage.schema import FACTS
+from lineage.store.schema import FACTS
 
 Case = tuple[list[Fact], "dict[str, str] | None"]
 

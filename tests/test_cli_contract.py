@@ -29,7 +29,7 @@ def has(doc: dict, keys: set[str], where: str) -> None:
 
 
 def test_ingest_json_keeps_the_contract(spark, tmp_path):
-    from lineage.samples import write_samples
+    from lineage.generate.samples import write_samples
 
     write_samples(tmp_path / "events")
     doc = cli("ingest", tmp_path / "events", "--warehouse", tmp_path / "warehouse", "--json")

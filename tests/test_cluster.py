@@ -98,7 +98,7 @@ def local_run(spark, tmp_path_factory) -> dict[str, object]:
     from lineage.cli import main
     from lineage.graph.build import build
     from lineage.ingest.pipeline import ingest
-    from lineage.samples import ALIASES, write_samples
+    from lineage.generate.samples import ALIASES, write_samples
 
     root = tmp_path_factory.mktemp("local")
     write_samples(root / "events", days=2)
@@ -177,7 +177,7 @@ def test_package_zip_holds_the_package_and_only_it(tmp_path, monkeypatch):
     expected = {f"lineage/{p.relative_to(SRC / 'lineage').as_posix()}" for p in (SRC / "lineage").rglob("*")
                 if p.is_file() and "__pycache__" not in p.parts}
     assert set(names) == expected
-    assert {"lineage/__init__.py", "lineage/cli.py", "lineage/conf/log4j2.properties"} <= set(names)
+    assert {"lineage/__init__.py", "lineage/cli/__init__.py", "lineage/conf/log4j2.properties"} <= set(names)
     probe = subprocess.run([sys.executable, "-c", "import lineage.graph.build, lineage; print(lineage.__file__)"],
                            env={**os.environ, "PYTHONPATH": str(first)}, cwd="/", capture_output=True, text=True)
     assert probe.returncode == 0 and probe.stdout.strip() == f"{first}/lineage/__init__.py", probe.stderr

@@ -363,7 +363,7 @@ def test_dockerignore_keeps_the_build_context_small(dockerfile):
             args = [a for a in shlex.split(rest) if not a.startswith("--")]
             for source in args[:-1]:
                 assert not _dockerignored(source, patterns), f".dockerignore excludes {source}, which the Dockerfile copies"
-    assert not _dockerignored("src/lineage/cli.py", patterns)
+    assert not _dockerignored("src/lineage/cli/__init__.py", patterns)
 
 
 def _compose_command() -> tuple[list[str] | None, str]:

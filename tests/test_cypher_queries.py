@@ -2,7 +2,7 @@
 
 Every query is executed on FalkorDB over Bolt (the ``demo_graph`` fixture: the exported demo)
 and its answer is compared with our own analysis (``lineage.analysis``) on the same warehouse,
-plus values checked by hand against ``lineage.samples``. A second, hand-made warehouse
+plus values checked by hand against ``lineage.generate.samples``. A second, hand-made warehouse
 (``edge_graph``) holds what the demo lacks: FEEDS cycles and diamonds, a table deleted mid-path,
 closed intervals, project / column / role / label grants, approvals that expire, camelCase and
 look-alike tag names, a stop tag, ``propagate=false``, MaxCompute labels, sub-second times.
@@ -581,7 +581,7 @@ def check_central(server, warehouse) -> list[dict[str, Any]]:
 
 
 # --------------------------------------------------------------------------------------------
-# the demo graph: our analysis, and values checked by hand against lineage.samples
+# the demo graph: our analysis, and values checked by hand against lineage.generate.samples
 # --------------------------------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ from lineage.graph.aliases import AliasError
 from lineage.graph.api import GraphNotBuilt, NotATime, to_time
 from lineage.graph.build import NothingToBuild
 from lineage.io.reader import InputNotFound, expand_paths
-from lineage.runs import RunReport, new_run_id
+from lineage.store.runs import RunReport, new_run_id
 
 
 @pytest.mark.parametrize("cls", [NothingToBuild, AliasError, GraphNotBuilt, NotATime, UnknownIds, InputNotFound,

@@ -1,7 +1,7 @@
 """A warehouse that survives faults, shown with real `lineage` processes (issue 16, item 5).
 
 Each kill test runs the CLI in a subprocess that pauses at a named step (the
-``LINEAGE_TEST_PAUSE_AT`` hook of :mod:`lineage.testhooks`: deterministic, nothing mocked),
+``LINEAGE_TEST_PAUSE_AT`` hook of :mod:`lineage.store.testhooks`: deterministic, nothing mocked),
 kills its whole process group (Python driver, JVM, workers) with SIGKILL there, runs the same
 command again and compares the warehouse with an uninterrupted run's: rows of events,
 quarantine, facts, extraction records, vertices, edges and changes, and distinct event ids.
@@ -93,7 +93,7 @@ def counts(warehouse: Path) -> dict[str, int]:
 
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory) -> Path:
-    from lineage.samples import write_samples
+    from lineage.generate.samples import write_samples
 
     folder = tmp_path_factory.mktemp("inputs") / "events"
     write_samples(folder, days=2)

@@ -18,9 +18,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from lineage.commit import Transaction, pending, recover
-from lineage.damage import DamagedFile, explain, repair
-from lineage.lock import writer
+from lineage.store.commit import Transaction, pending, recover
+from lineage.store.damage import DamagedFile, explain, repair
+from lineage.store.lock import writer
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -42,7 +42,7 @@ def test_a_second_writer_waits_then_gives_up_naming_the_holder(tmp_path):
     messages: list[str] = []
     with writer(tmp_path, "lineage ingest", say=messages.append):
         other = python(f"""
-from lineage.lock import writer
+from lineage.store.lock import writer
 with writer({str(tmp_path)!r}, "lineage build", wait=0.6, say=print):
     print("got it")
 """)
@@ -63,7 +63,7 @@ def test_a_waiting_writer_gets_the_lock_when_the_holder_finishes(tmp_path):
     holder = python(f"""
 import time
 from pathlib import Path
-from lineage.lock import writer
+from lineage.store.lock import writer
 with writer({str(tmp_path)!r}, "holder"):
     Path({str(tmp_path / 'held')!r}).touch()
     time.sleep(1.5)
@@ -81,7 +81,7 @@ def test_a_killed_holder_leaves_a_stale_lock_that_the_next_writer_takes_over(tmp
     holder = python(f"""
 import time
 from pathlib import Path
-from lineage.lock import writer
+from lineage.store.lock import writer
 with writer({str(tmp_path)!r}, "lineage build"):
     Path({str(tmp_path / 'held')!r}).touch()
     time.sleep(600)
@@ -129,7 +129,7 @@ def test_a_transaction_that_raises_leaves_nothing(tmp_path):
 COMMIT = """
 import pyarrow as pa, pyarrow.parquet as pq
 from pathlib import Path
-from lineage.commit import Transaction
+from lineage.store.commit import Transaction
 root = Path({root!r})
 with Transaction(root, "t") as txn:
     for index in range(4):

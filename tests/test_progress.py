@@ -1,4 +1,4 @@
-"""Progress of long work (lineage.progress): what a log shows when stderr is not a terminal,
+"""Progress of long work (lineage.render.progress): what a log shows when stderr is not a terminal,
 a live bar when it is, nothing with --json, and a no-op when no command opened a reporter."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import io
 
 from rich.console import Console
 
-from lineage import progress
-from lineage.progress import Reporter
+from lineage.render import progress
+from lineage.render.progress import Reporter
 
 
 def console(terminal: bool) -> tuple[Console, io.StringIO]:

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from lineage.cli import main
 from lineage.events import registry
 from lineage.ingest import records
-from lineage.samples import BROKEN_LINES, write_samples
+from lineage.generate.samples import BROKEN_LINES, write_samples
 
 
 def test_samples_are_deterministic(tmp_path):

@@ -1,4 +1,4 @@
-"""One declaration of every dataset the build writes (lineage.schema): the real build's parquet
+"""One declaration of every dataset the build writes (lineage.store.schema): the real build's parquet
 files, the fold's DataFrames and the Fact tuple all follow it."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.dataset as ds
 import pytest
 
-from lineage import schema
+from lineage.store import schema
 from lineage.facts.core import Fact
 
 WRITTEN = [

@@ -124,17 +124,64 @@ def test_import_graph_is_read() -> None:
 
 def test_import_walker_finds_a_cycle() -> None:
     """The cycle check itself can fail: two modules importing each other are reported."""
-    a = ast.parse("from lineage import schema\n")
+    a = ast.parse("from lineage.store import schema\n")
     b = ast.parse("import lineage.ids\n")
     graph = nx.DiGraph()
-    for name, tree in (("lineage.ids", a), ("lineage.schema", b)):
+    for name, tree in (("lineage.ids", a), ("lineage.store.schema", b)):
         for node in _module_level_imports(tree):
             for target in _imported(name, MODULES[name], node):
                 graph.add_edge(name, target)
-    assert sorted(map(sorted, nx.simple_cycles(graph))) == [["lineage.ids", "lineage.schema"]]
+    assert sorted(map(sorted, nx.simple_cycles(graph))) == [["lineage.ids", "lineage.store.schema"]]
 
 
 def test_no_import_cycle() -> None:
     graph = import_graph()
     cycles = sorted(" -> ".join(c + [c[0]]) for c in nx.simple_cycles(graph))
     assert cycles == [], "import cycles (module-level imports):\n" + "\n".join(cycles[:20])
+
+
+def test_no_module_level_import_circle() -> None:
+    """No strongly connected component of more than one module among module-level imports."""
+    circles = [sorted(c) for c in nx.strongly_connected_components(import_graph()) if len(c) > 1]
+    assert circles == [], f"module-level import circles: {circles}"
+
+
+# Circles that close only through imports inside functions (run when called, not at import). They
+# are known and may only shrink: a new circle, or one reaching a module outside these, fails below.
+FUNCTION_LEVEL_CIRCLES = [
+    # the engines, the API that chooses between them and what they answer (analysis/: the eleven
+    # modules api, views, engine, local, spark, temporal, spark_temporal, blast, effects, columns,
+    # propagation, and hygiene/spark_hygiene; issue 35 left them as they are). Held to analysis/.
+    {name for name in MODULES if name.startswith("lineage.analysis.")},
+    {"lineage.generate.effects", "lineage.generate.plan"},
+]
+
+
+def full_import_graph() -> nx.DiGraph:
+    """Every import statement, function-level (lazy) ones included."""
+    graph = nx.DiGraph()
+    for module, path in MODULES.items():
+        graph.add_node(module)
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                for target in _imported(module, path, node):
+                    if target != module:
+                        graph.add_edge(module, target)
+    return graph
+
+
+def test_function_level_import_circles_are_only_the_known_ones() -> None:
+    circles = [c for c in nx.strongly_connected_components(full_import_graph()) if len(c) > 1]
+    unknown = [sorted(c) for c in circles if not any(c <= known for known in FUNCTION_LEVEL_CIRCLES)]
+    assert unknown == [], f"new import circles (through function-level imports): {unknown}"
+
+
+ROOT_MODULES_MAX = 6
+
+
+def test_at_most_six_modules_loose_at_the_package_root() -> None:
+    """The root shows the layers: cli/, store/ and the stages are packages; only a few modules stay loose."""
+    loose = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(loose) <= ROOT_MODULES_MAX, f"{len(loose)} modules loose in src/lineage: {loose}"
+    for package in ("cli", "store"):
+        assert (PACKAGE / package / "__init__.py").is_file(), package

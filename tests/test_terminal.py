@@ -1,4 +1,4 @@
-"""Tables fitted to the terminal (``lineage.terminal``): ids shortened in the middle, never cut,
+"""Tables fitted to the terminal (``lineage.render.terminal``): ids shortened in the middle, never cut,
 and every rendered line within the width."""
 
 from __future__ import annotations

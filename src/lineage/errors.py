@@ -38,7 +38,7 @@ class SetupError(LineageError, RuntimeError):
 
 
 class OutOfMemory(LineageError):
-    """An engine ran out of memory (``lineage.memory.explain``): exit 1, and the message names
+    """An engine ran out of memory (``lineage.spark.explain``): exit 1, and the message names
     the setting to raise or the other engine to try."""
 
     exit_code = 1

@@ -69,7 +69,7 @@ def write_warehouse(root: Path, vertices: list[dict], edges: list[dict]) -> Path
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from lineage.schema import EDGES, VERTICES
+    from lineage.store.schema import EDGES, VERTICES
 
     for name, dataset, rows in (("vertices", VERTICES, vertices), ("edges", EDGES, edges)):
         (root / "graph" / name).mkdir(parents=True, exist_ok=True)
@@ -181,7 +181,7 @@ def test_traversals_end_on_a_self_loop_and_never_list_the_source():
 @pytest.mark.spark
 def test_derive_feeds_keeps_the_self_loop(spark):
     from lineage.graph.fold import derive_feeds
-    from lineage.schema import EDGES
+    from lineage.store.schema import EDGES
 
     rows = [_edge("job:snap", "READS", tab("s"), JOB), _edge("job:snap", "WRITES", tab("s"), JOB),
             _edge("job:snap", "WRITES", tab("t"), JOB)]

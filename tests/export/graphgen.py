@@ -10,7 +10,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lineage.schema import CHANGES, EDGES, VERTICES
+from lineage.store.schema import CHANGES, EDGES, VERTICES
 
 VERTEX_SCHEMA, EDGE_SCHEMA, CHANGE_SCHEMA = VERTICES.arrow(), EDGES.arrow(), CHANGES.arrow()
 T0 = datetime(2024, 7, 1, tzinfo=timezone.utc)

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from seedfixtures import accepted_docs
 
-from lineage import samples
+from lineage.generate import samples
 from lineage.facts import dataphin
 from lineage.facts.core import FACT_NAMES
 from lineage.facts.extract import facts_of_event

@@ -17,7 +17,7 @@ import pytest
 from lineage.generate import generate
 from lineage.graph.build import build
 from lineage.ingest.pipeline import ingest
-from lineage.warehouse import Warehouse
+from lineage.store.warehouse import Warehouse
 
 DAYS = 3
 

@@ -1,4 +1,4 @@
-"""`lineage search`, `show`, `history` and `diff` on the demo warehouse (lineage.samples), and names
+"""`lineage search`, `show`, `history` and `diff` on the demo warehouse (lineage.generate.samples), and names
 in place of ids for every command that takes one: golden terminal output at 80 and 160 columns
 (read by hand), the JSON shapes and the exit statuses."""
 

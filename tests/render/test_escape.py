@@ -19,7 +19,7 @@ from lineage.render.escape import CONTROL, clip, markdown, terminal, visible
 from lineage.render.formats import to_dot, to_graphml, to_mermaid
 from lineage.render.picture import Item, Picture
 from lineage.render.columns import Column, fitted
-from lineage.terminal import console
+from lineage.render.terminal import console
 
 PIECES = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "[bold red]boss[/]", "[/]", "\x1b]0;pwned\x07",
           "\x1b[2J", "\x9b31m", "x](javascript:alert(3))", "![i](http://e/x.png)", "https://evil.example/a", "a@b.co",

@@ -38,7 +38,7 @@ def drop_day(path: Path, day: str) -> int:
 @pytest.fixture(scope="session")
 def gap_events(tmp_path_factory) -> Path:
     """The demo's events with DataWorks silent on GAP_DAY and an approval expiring mid-week."""
-    from lineage.samples import write_samples
+    from lineage.generate.samples import write_samples
 
     events = tmp_path_factory.mktemp("gap") / "events"
     write_samples(events)

@@ -184,7 +184,7 @@ def choose(vertices: int, edges: int, question: Question, budget: Budget, local_
 
 def budget(settings: Settings | None = None) -> Budget:
     """This machine's :class:`Budget`, read now (no JVM)."""
-    from lineage.memory import available_bytes, driver_bytes, local_cap
+    from lineage.spark import available_bytes, driver_bytes, local_cap
 
     settings = settings or current()
     master = settings.spark_master

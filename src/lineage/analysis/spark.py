@@ -21,7 +21,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Sequence
 
-from lineage import progress
+from lineage.render import progress
 from lineage.analysis.engine import Affected, check_depth, directions
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence
 
-from lineage import progress
+from lineage.render import progress
 from lineage.analysis.engine import Affected, check_depth, directions
 from lineage.analysis.exact import exact_sum
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule

@@ -28,7 +28,7 @@ import numpy as np
 from lineage.analysis.engine import Affected, check_depth, directions
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, micros
-from lineage.memory import check_local
+from lineage.spark import check_local
 
 if TYPE_CHECKING:
     import pyarrow as pa

@@ -33,8 +33,8 @@ from lineage.export import records
 from lineage.export.dialect import DIALECTS, Dialect, DialectError, close_without_goodbye, detect, rendered_size
 from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
 from lineage.export.state import ENDPOINT, NODE, REFUSED, REL, SERVER, ExportState, target_name
-from lineage.runs import RunReport, new_run_id
-from lineage.warehouse import Warehouse
+from lineage.store.runs import RunReport, new_run_id
+from lineage.store.warehouse import Warehouse
 
 Progress = Callable[[str, int, int], None]
 """``progress(phase, done, total)``: rows written so far out of the rows this run writes."""

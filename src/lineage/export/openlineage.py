@@ -41,7 +41,7 @@ from lineage import ids
 from lineage.errors import LineageError, UsageError
 from lineage.export.state import ExportState
 from lineage.graph.api import load_rows, to_time
-from lineage.warehouse import Warehouse
+from lineage.store.warehouse import Warehouse
 
 ENGINE = "lineage"
 RUN_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://openlineage.io/lineage/run")

@@ -29,7 +29,7 @@ from typing import Any, Callable, Iterable, Mapping, NamedTuple
 
 from lineage import ids
 from lineage.events.base import ParsedEvent
-from lineage.schema import FACTS
+from lineage.store.schema import FACTS
 
 OPS = ("assert", "retract", "observe", "change")
 ERROR = "error"  # op of the one fact row an event yields when its mapping raised: never lost
@@ -37,7 +37,7 @@ ERROR = "error"  # op of the one fact row an event yields when its mapping raise
 
 
 class Fact(NamedTuple):
-    """One row of the facts dataset (``lineage.schema.FACTS``: the same columns, in order)."""
+    """One row of the facts dataset (``lineage.store.schema.FACTS``: the same columns, in order)."""
 
     event_id: str
     source: str
@@ -59,7 +59,7 @@ class Fact(NamedTuple):
 
 FACT_NAMES = Fact._fields
 if FACT_NAMES != FACTS.names:  # one declaration of the columns: the tuple must follow it
-    raise RuntimeError(f"lineage.facts.core.Fact {FACT_NAMES} differs from lineage.schema.FACTS {FACTS.names}")
+    raise RuntimeError(f"lineage.facts.core.Fact {FACT_NAMES} differs from lineage.store.schema.FACTS {FACTS.names}")
 
 
 @dataclass(frozen=True)

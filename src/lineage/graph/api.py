@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from lineage.errors import UsageError
 from lineage.events.base import parse_time
 from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, contains, spark_valid
-from lineage.warehouse import Warehouse
+from lineage.store.warehouse import Warehouse
 
 if TYPE_CHECKING:
     from graphframes import GraphFrame

@@ -5,8 +5,8 @@ changed mapping, SQL parser or id scheme re-extracts everything); the fold then 
 new facts touch from all the stored facts of their keys (:mod:`lineage.graph.incremental`), or
 every fact when it cannot prove that equal, so building after each day's ingest gives the same
 graph as one build over everything. Each build writes a new graph generation and flips the link
-``graph/current`` to it (:mod:`lineage.warehouse`); a build with nothing new returns at once. A build holds the warehouse's writer lock (:mod:`lineage.lock`) and commits in two
-steps (:mod:`lineage.commit`): the new facts with the record of their extraction, then the
+``graph/current`` to it (:mod:`lineage.store.warehouse`); a build with nothing new returns at once. A build holds the warehouse's writer lock (:mod:`lineage.store.lock`) and commits in two
+steps (:mod:`lineage.store.commit`): the new facts with the record of their extraction, then the
 graph with the build's log. Killed at any point, the warehouse is as before or as after a step,
 and the next build does the rest.
 """
@@ -21,18 +21,18 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
-from lineage.commit import Transaction
+from lineage.store.commit import Transaction
 from lineage.facts import core
 from lineage.facts.extract import facts_of_event
 from lineage.graph import fold, incremental
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
-from lineage.lock import DEFAULT_WAIT, writer
-from lineage.runs import RunReport, new_run_id
-from lineage.schema import EXTRACTED, FACTS
+from lineage.store.lock import DEFAULT_WAIT, writer
+from lineage.store.runs import RunReport, new_run_id
+from lineage.store.schema import EXTRACTED, FACTS
 from lineage.settings import Settings
-from lineage.testhooks import pause_point
-from lineage.warehouse import CURRENT, Warehouse
+from lineage.store.testhooks import pause_point
+from lineage.store.warehouse import CURRENT, Warehouse
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable

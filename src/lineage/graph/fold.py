@@ -41,7 +41,7 @@ from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from lineage.schema import CHANGES, EDGES, VERTICES
+from lineage.store.schema import CHANGES, EDGES, VERTICES
 
 FAR_FUTURE = "9999-12-31 00:00:00"
 VIA_LIMIT = 20  # FEEDS keeps the most recent jobs/nodes it came through, and their count
@@ -191,7 +191,7 @@ def fold_vertices(facts: DataFrame, reports: DataFrame | None = None) -> DataFra
     )
     if reports is not None:
         vertices = vertices.join(_latest_status(reports), "id", "left").withColumn(
-            "properties",  # coalesce: the column stays non-null, as declared in lineage.schema
+            "properties",  # coalesce: the column stays non-null, as declared in lineage.store.schema
             F.coalesce(F.when(F.col("_status").isNotNull(), _with_status(F.col("properties"), F.col("_status"))),
                        F.col("properties")),
         )

@@ -33,8 +33,8 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from lineage.graph import fold
-from lineage.schema import CHANGES, EDGES, FACTS, VERTICES
-from lineage.warehouse import Warehouse
+from lineage.store.schema import CHANGES, EDGES, FACTS, VERTICES
+from lineage.store.warehouse import Warehouse
 
 MANIFEST = "manifest.json"  # beside a generation's datasets: what it was folded from
 EDGE_KEY = ("src", "relationship", "dst", "qualifier")

@@ -10,8 +10,8 @@ Counts reconcile by construction: every row read is exactly one of accepted, qua
 duplicate or foreign (another product's record, e.g. an ActionTrail event of another cloud
 service: counted per kind and skipped), and the summary is computed from those rows (and checked).
 
-A run holds the warehouse's writer lock (:mod:`lineage.lock`) and stages its datasets and run
-log, committed at once at the end (:mod:`lineage.commit`): killed at any point, the warehouse
+A run holds the warehouse's writer lock (:mod:`lineage.store.lock`) and stages its datasets and run
+log, committed at once at the end (:mod:`lineage.store.commit`): killed at any point, the warehouse
 holds all of the run or none of it, and re-running the same input finishes the work (what the
 run had stored counts as duplicates; nothing is lost or stored twice).
 """
@@ -24,15 +24,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from lineage.commit import Transaction
+from lineage.store.commit import Transaction
 from lineage.events.base import PLAUSIBLE_AHEAD, PLAUSIBLE_SINCE
 from lineage.ingest import records
 from lineage.io.reader import DEFAULT_INCLUDE, DEFAULT_MAX_RECORD_BYTES, expand_paths
-from lineage.lock import DEFAULT_WAIT, writer
-from lineage.runs import RunReport, new_run_id
+from lineage.store.lock import DEFAULT_WAIT, writer
+from lineage.store.runs import RunReport, new_run_id
 from lineage.settings import Settings, current
-from lineage.testhooks import pause_point
-from lineage.warehouse import Warehouse
+from lineage.store.testhooks import pause_point
+from lineage.store.warehouse import Warehouse
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

@@ -49,7 +49,7 @@ def clip(text: str, limit: int = CELL_LIMIT) -> str:
 def terminal(text: str, limit: int | None = None) -> str:
     """Event text for a terminal: control characters visible, shortened past ``limit``. Rich
     markup needs no escaping because every console is made with markup off
-    (:func:`lineage.terminal.console`)."""
+    (:func:`lineage.render.terminal.console`)."""
     shown = visible(str(text))
     return clip(shown, limit) if limit else shown
 

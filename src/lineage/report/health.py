@@ -29,7 +29,7 @@ from statistics import median
 from lineage.events.base import PLAUSIBLE_AHEAD, PLAUSIBLE_SINCE
 from lineage.report.model import InputHealth, SourceHealth, UnknownKind
 from lineage.report.window import Window
-from lineage.warehouse import Warehouse
+from lineage.store.warehouse import Warehouse
 
 UNRECOGNISED = "unrecognized"
 BASELINE_DAYS = 28

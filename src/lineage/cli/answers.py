@@ -15,9 +15,9 @@ from typing import Any
 
 import click
 
-from lineage.cli_columns import INDIRECT, columns_first
-from lineage.cli_inspect import resolving
-from lineage.terminal import lines_text
+from lineage.cli.columns import INDIRECT, columns_first
+from lineage.cli.inspect import resolving
+from lineage.render.terminal import lines_text
 
 FORMAT_CHOICE = click.Choice(["dot", "mermaid", "graphml"])
 ENGINE_CHOICE = click.Choice(["auto", "local", "spark"])

@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, TINY_ISLAND, Hygiene
-from lineage.cli_lineage import ENGINE_CHOICE
-from lineage.terminal import lines_text
+from lineage.cli.answers import ENGINE_CHOICE
+from lineage.render.terminal import lines_text
 
 LISTED = 10
 """Members of one cycle or island printed before ``and N more``."""

@@ -3,7 +3,7 @@
 Generate (``lineage.generate``) -> ingest -> build -> the last complete week's blast radius and
 weekly report -> export (when a Bolt address is given). The size is chosen so that the whole run takes at most about three
 minutes on a 2-core machine after set-up (see README, "The demo"); the tour names real ids of
-this platform. ``small=True`` runs the hand-checked nine-table platform of ``lineage.samples``.
+this platform. ``small=True`` runs the hand-checked nine-table platform of ``lineage.generate.samples``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ readers: Spark skips names starting with ``.``), then commits:
    ``replace`` swaps the staged directory for the dataset's directory;
 3. ``.txn/<run>`` is removed.
 
-The next writer, holding the lock (:mod:`lineage.lock`), first calls :func:`recover`: a
+The next writer, holding the lock (:mod:`lineage.store.lock`), first calls :func:`recover`: a
 transaction with a journal is replayed (each rename is done once: a source already moved is
 skipped), one without is discarded. Either way the warehouse is as before the killed run or
 as if it had finished.
@@ -29,7 +29,7 @@ import uuid
 from pathlib import Path
 from typing import Iterator
 
-from lineage.testhooks import pause_point
+from lineage.store.testhooks import pause_point
 
 TXN_DIR = ".txn"
 JOURNAL = "journal.json"

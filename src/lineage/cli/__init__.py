@@ -1,5 +1,11 @@
 """The ``lineage`` command: parse options, call one library function, print.
 
+This package is the CLI layer: here the group ``main`` and the pipeline commands (ingest, build,
+impact, access, exposure, blast-radius, report, weekly, repair, generate, demo); ``answers``
+(``upstream`` and the human/picture output of impact, upstream, access), ``columns`` (column ids),
+``inspect`` (search, show, history, diff), ``export`` (export neo4j/openlineage), ``hygiene``, and
+``tour`` (what ``lineage demo`` runs).
+
 Exit status (contract): 0 success, 2 bad usage or bad input, 1 internal failure. Expected errors
 (:mod:`lineage.errors`) are one line on stderr, mapped to their exit status in one place
 (``_Group.invoke``); a traceback only with ``--debug``. Settings are read once per command
@@ -18,16 +24,16 @@ from typing import TYPE_CHECKING
 import click
 from rich.table import Table
 
-from lineage.cli_columns import INDIRECT, columns_first
-from lineage.cli_export import export_group
-from lineage.cli_hygiene import hygiene
-from lineage.cli_inspect import COMMANDS as INSPECT_COMMANDS, resolving
-from lineage.cli_lineage import (ENGINE_CHOICE, FORMAT_CHOICE, change_ids_first, print_access, print_answer, print_blast, traversal_options,
+from lineage.cli.columns import INDIRECT, columns_first
+from lineage.cli.export import export_group
+from lineage.cli.hygiene import hygiene as hygiene_command
+from lineage.cli.inspect import COMMANDS as INSPECT_COMMANDS, resolving
+from lineage.cli.answers import (ENGINE_CHOICE, FORMAT_CHOICE, change_ids_first, print_access, print_answer, print_blast, traversal_options,
                                  upstream)
 from lineage.errors import LineageError, UsageError
-from lineage.progress import Callback, Reporter
+from lineage.render.progress import Callback, Reporter
 from lineage.render.escape import CELL_LIMIT, terminal, visible
-from lineage.terminal import console, err, say
+from lineage.render.terminal import console, err, say
 
 if TYPE_CHECKING:
     from lineage.settings import Settings
@@ -68,13 +74,13 @@ class _Group(click.Group):
             if debug:
                 traceback.print_exc()
             if not isinstance(exc, LineageError):
-                from lineage import memory
-                from lineage.damage import explain
+                from lineage.spark import explain as out_of_memory
+                from lineage.store.damage import explain
 
                 command = self.commands.get(ctx.invoked_subcommand or "")
                 engines = command is not None and any(p.name == "engine" for p in command.params)
                 # an engine out of memory (what to raise, or the other engine), or a damaged file (its repair)
-                exc = memory.explain(exc, alternative=engines) or explain(exc) or exc
+                exc = out_of_memory(exc, alternative=engines) or explain(exc) or exc
             if isinstance(exc, LineageError):
                 click.echo(visible(exc.line.format(exc)), err=True)
                 sys.exit(exc.exit_code)
@@ -99,7 +105,7 @@ def main(ctx: click.Context, debug: bool, graphframes: str | None, spark_master:
 
 
 main.add_command(upstream)
-main.add_command(hygiene)
+main.add_command(hygiene_command)
 
 
 @main.command()
@@ -277,7 +283,7 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
                          top: int, as_json: bool, affected_limit: int, full: bool) -> None:
     """Every change in a time window, what it affects and its impact score, ranked."""
     from lineage.analysis.api import blast, blast_all
-    from lineage.warehouse import Warehouse
+    from lineage.store.warehouse import Warehouse
 
     warehouse = Warehouse.at(warehouse)  # opened once: every analysis below reads one graph generation
 
@@ -300,7 +306,7 @@ def _write_report(warehouse: Path, out: Path, week: str | None, since: str | Non
     from lineage.report.job import INCOMPLETE, write
     from lineage.report.window import choose
 
-    from lineage.warehouse import Warehouse
+    from lineage.store.warehouse import Warehouse
 
     with Reporter(err, not as_json, "report"):  # the warehouse opened once: one graph generation throughout
         written = write(Warehouse.at(warehouse), out, choose(week, since, until), engine=engine, top=top)
@@ -354,7 +360,7 @@ def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None
     """The scheduler's job: ingest what is new, build, report (exit 3: report written, inputs incomplete)."""
     from lineage.graph.build import up_to_date
     from lineage.ingest.pipeline import ingest as run_ingest
-    from lineage.lock import writer
+    from lineage.store.lock import writer
 
     with writer(warehouse, "lineage weekly", wait, say):  # one lock for both steps: no writer in between
         result = run_ingest(paths, warehouse, settings=settings(), say=say)
@@ -377,8 +383,8 @@ def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None
 @WAIT
 def repair(warehouse: Path, wait: float) -> None:
     """Move unreadable (truncated, corrupted) parquet files aside to WAREHOUSE/damaged/ and say what restores them."""
-    from lineage.damage import repair as run_repair
-    from lineage.lock import writer
+    from lineage.store.damage import repair as run_repair
+    from lineage.store.lock import writer
 
     with writer(warehouse, "lineage repair", wait, say):
         moved = run_repair(warehouse)
@@ -445,7 +451,7 @@ def _print_generated(result) -> None:
 @click.option("--tables", type=click.IntRange(12, 100_000), default=None, help="Tables of the generated platform (default 200).")
 @click.option("--days", type=click.IntRange(1, 3650), default=None,
               help="Days of activity (default 35; 7 with --small).")
-@click.option("--small", is_flag=True, help="The hand-checked nine-table sample platform (lineage.samples) instead.")
+@click.option("--small", is_flag=True, help="The hand-checked nine-table sample platform (lineage.generate.samples) instead.")
 def demo(out: Path, neo4j_uri: str | None, tables: int | None, days: int | None, small: bool) -> None:
     """Generate a platform worth exploring, ingest, build, rank last week's changes, and show where to look."""
     if small:
@@ -453,7 +459,7 @@ def demo(out: Path, neo4j_uri: str | None, tables: int | None, days: int | None,
         return
     import time
 
-    from lineage import demo as demo_run
+    from lineage.cli import tour as demo_run
 
     begun = time.monotonic()
     with _progress(True) as progress:
@@ -488,9 +494,9 @@ def _print_tour(tour, seconds: float) -> None:
 
 
 def _small_demo(out: Path, days: int) -> None:
-    """The nine-table platform of lineage.samples (hand-checked; tests rely on its ids)."""
+    """The nine-table platform of lineage.generate.samples (hand-checked; tests rely on its ids)."""
     from lineage.ingest.pipeline import ingest as run_ingest
-    from lineage.samples import ALIASES, write_samples
+    from lineage.generate.samples import ALIASES, write_samples
 
     events = out / "events"
     files = write_samples(events, days=days)
@@ -510,7 +516,7 @@ def _small_demo(out: Path, days: int) -> None:
 
 
 def _progress(enabled: bool) -> Callback:
-    """Files read so far (lineage.progress: a bar on a terminal, otherwise a line every few seconds)."""
+    """Files read so far (lineage.render.progress: a bar on a terminal, otherwise a line every few seconds)."""
     return Callback(err, enabled, "ingest",
                     lambda update: lambda index, total, name: update("reading files", index, total, Path(name).name))
 
@@ -540,10 +546,7 @@ def _print_ingest(result) -> None:
                   soft_wrap=True)
 
 
-for _command in INSPECT_COMMANDS:  # search, show, history, diff (lineage.cli_inspect)
+for _command in INSPECT_COMMANDS:  # search, show, history, diff (lineage.cli.inspect)
     main.add_command(_command)
-main.add_command(export_group)  # export neo4j, export openlineage (lineage.cli_export)
+main.add_command(export_group)  # export neo4j, export openlineage (lineage.cli.export)
 
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

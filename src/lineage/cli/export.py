@@ -12,10 +12,10 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from lineage.cli_lineage import ENGINE_CHOICE
-from lineage.progress import Callback
+from lineage.cli.answers import ENGINE_CHOICE
+from lineage.render.progress import Callback
 from lineage.render.escape import terminal
-from lineage.terminal import console, err, say
+from lineage.render.terminal import console, err, say
 
 
 @click.group("export")
@@ -167,5 +167,5 @@ def _say_rejected(rejections: list[dict]) -> None:
 
 
 def _export_progress(enabled: bool) -> Callback:
-    """Rows written so far (lineage.progress: a bar on a terminal, otherwise a line every few seconds)."""
+    """Rows written so far (lineage.render.progress: a bar on a terminal, otherwise a line every few seconds)."""
     return Callback(err, enabled, "export", lambda update: lambda phase, done, total: update(phase, done, total))

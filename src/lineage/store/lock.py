@@ -4,8 +4,8 @@ Why ``flock``: the kernel releases it when the holder dies, however it dies, so 
 never blocks the next one; the file's content only *names* the holder (pid, host, command,
 since when) for the message a waiting run prints. A holder that ended without clearing the
 file was killed: the next writer takes the lock over, says so, and first recovers what the
-killed run left (:func:`lineage.commit.recover`). Readers (impact, report, ...) never lock: a
-run changes the warehouse only by renames at its commit, see :mod:`lineage.commit`.
+killed run left (:func:`lineage.store.commit.recover`). Readers (impact, report, ...) never lock: a
+run changes the warehouse only by renames at its commit, see :mod:`lineage.store.commit`.
 
 The lock is re-entrant within a process, so ``weekly`` holds it once around its ingest and build.
 """
@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
-from lineage.commit import recover
+from lineage.store.commit import recover
 from lineage.errors import UsageError
 
 LOCK_NAME = ".lock"

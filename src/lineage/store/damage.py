@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Iterator
 
 from lineage.errors import UsageError
-from lineage.warehouse import Warehouse
+from lineage.store.warehouse import Warehouse
 
 SIGNATURES = (
     "is not a Parquet file", "Could not read footer", "ChecksumException", "Checksum error",

@@ -2,7 +2,7 @@
 changed between two instants; and :func:`resolving`, which lets every command taking an id take
 a unique name instead (DESIGN.md's CLI contract).
 
-These read the parquet with pyarrow (no Spark), so they answer at once. ``cli.py`` registers
+These read the parquet with pyarrow (no Spark), so they answer at once. ``lineage.cli`` registers
 :data:`COMMANDS` on ``main``; the logic is in ``analysis.names`` and ``analysis.inspection``.
 """
 
@@ -19,7 +19,7 @@ from rich.console import Console
 
 from lineage.render.escape import CELL_LIMIT, terminal
 from lineage.render.columns import SHORTENED_NOTE, Column, fitted
-from lineage.terminal import console
+from lineage.render.terminal import console
 
 SHOW_CHANGES = 10
 """Latest changes ``show`` prints (``--json`` and ``history`` have them all)."""
