@@ -181,11 +181,12 @@ def blast_radius(
     engine_at: Callable[[datetime | None], Any],
     *,
     max_depth: int | None = None,
+    importance: dict[str, float] | None = None,
 ) -> list[ChangeImpact]:
     """Score every change on the graph one instant before it; ranked by score (then time, id).
 
     ``engine_at(moment)`` opens an engine on the graph as of ``moment``; changes at the same
-    instant share one engine.
+    instant share one engine. ``importance``: each Table's (:func:`importance_of`).
     """
     by_moment: dict[datetime | None, list[dict[str, Any]]] = {}
     for change in changes:
@@ -199,7 +200,7 @@ def blast_radius(
             results.append(ChangeImpact(
                 change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
                 kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
-                score=score(change["kind"], affected), summary=dict(sorted(Counter(a.label for a in affected).items())),
+                score=score(change["kind"], affected, importance=importance), summary=dict(sorted(Counter(a.label for a in affected).items())),
                 count=len(affected), affected=affected,
             ))
     return sorted(results, key=lambda r: (-r.score, *_time_key(r.time), r.change_id))
@@ -212,5 +213,26 @@ def _time_key(moment: datetime | None) -> tuple[bool, float]:
 def per_instant_blast(warehouse: Any, changes: Iterable[dict[str, Any]], max_depth: int | None = None,
                       engine_at: Callable[[datetime | None], Any] | None = None) -> list[ChangeImpact]:
     """Today's design on a warehouse: a networkx engine per distinct change instant."""
+    changes = list(changes)
     opener = engine_at or (lambda moment: NetworkxEngine.from_warehouse(warehouse, as_of=moment))
-    return blast_radius(changes, opener, max_depth=max_depth)
+    return blast_radius(changes, opener, max_depth=max_depth, importance=importance_of(warehouse, changes))
+
+
+def importance_of(warehouse: Any, changes: Sequence[dict[str, Any]]) -> dict[str, float]:
+    """Each Table's importance as ``lineage.analysis.blast`` documents it (PageRank of hygiene's
+    flow graph over the smallest rank, capped at 10, 6 decimals), as of the last change's time,
+    from the rows read again as of then (not from a traversal's arrays)."""
+    from lineage.analysis import hygiene
+    from lineage.graph.api import load_rows
+
+    times = [c["time"] for c in changes if c.get("time") is not None]
+    if not times:
+        return {}
+    vertices, edges = load_rows(warehouse, max(times))
+    vertices = sorted(vertices, key=lambda v: v["id"])
+    edges = sorted(edges, key=lambda e: (e["src"], e["dst"], e["relationship"]))
+    ranks = hygiene.pagerank(hygiene.flow_graph(hygiene.dataset_graph(vertices, edges), edges,
+                                                {v["id"] for v in vertices}))
+    least = min(ranks.values(), default=1.0)
+    return {v["id"]: round(min(10.0, ranks[v["id"]] / least), 6) for v in vertices
+            if v.get("label") == "Table" and v["id"] in ranks}

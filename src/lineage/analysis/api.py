@@ -19,7 +19,7 @@ from lineage.analysis.blast import ChangeImpact, Traversal, blast_radius, blast_
 from lineage.analysis.engine import Affected, Question, choose_engine, open_engine
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
 from lineage.errors import UsageError
-from lineage.graph.api import change_rows, load_rows
+from lineage.graph.api import change_rows, load_rows, to_time
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -194,7 +194,7 @@ def blast(
     changes = change_rows(warehouse, since, until)
     walker = walker or traversal(warehouse, engine, spark, window_question(changes, affected))
     return blast_radius(changes, walker, max_depth=max_depth, affected_limit=affected,
-                        columns=columns.for_changes(changes, warehouse, walker))
+                        columns=columns.for_changes(changes, warehouse, walker), at=to_time(until))
 
 
 def blast_all(
@@ -209,7 +209,8 @@ def blast_all(
     """The same changes, ranked, each with *every* affected vertex, one at a time (streamed)."""
     changes = change_rows(warehouse, since, until)
     walker = traversal(warehouse, engine, spark, window_question(changes, 0))
-    return blast_stream(changes, walker, max_depth=max_depth, columns=columns.for_changes(changes, warehouse, walker))
+    return blast_stream(changes, walker, max_depth=max_depth, columns=columns.for_changes(changes, warehouse, walker),
+                        at=to_time(until))
 
 
 def window_question(changes: Sequence[Any], kept: int | None) -> Question:

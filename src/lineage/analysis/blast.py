@@ -13,13 +13,27 @@ principals who gain access (or the tables a sensitive tag spreads to), a *restri
 principals who lose it and the jobs they run that read the data (*may fail*, and downstream of
 them), a *notice* the old and new owners.
 
-**Impact score** = ``factor * sum(LABEL_WEIGHT[label] / distance)`` over the affected vertices
-(summed exactly: ``lineage.analysis.exact``), where ``factor`` is ``KIND_FACTOR[kind]`` for a
-break and ``EFFECT_FACTOR[effect]`` otherwise (an exposure of sensitive data times
-``SENSITIVE_FACTOR``). Every break factor is at least 1 and every other factor below 1, so a
-break outranks an exposure of the same reach. Nearer impact counts more, baselines (SLA) and
-downstream tables weigh most, people count once each. The weights are a starting point, kept in
-these tables so a team can tune them; the report prints the formula.
+**Impact score** = ``factor * sum(LABEL_WEIGHT[label] * importance / distance)`` over the
+affected vertices (summed exactly: ``lineage.analysis.exact``), where ``factor`` is
+``KIND_FACTOR[kind]`` for a break and ``EFFECT_FACTOR[effect]`` otherwise (an exposure of
+sensitive data times ``SENSITIVE_FACTOR``). Every break factor is at least 1 and every other
+factor below 1, so a break outranks an exposure of the same reach. Nearer impact counts more,
+baselines (SLA) and downstream tables weigh most, people count once each. The weights are a
+starting point, kept in these tables so a team can tune them; the report prints the formula.
+
+**Importance** (1 for every vertex but a Table) is the table's PageRank over the lineage graph
+as ``lineage hygiene`` defines it (FEEDS between datasets and READS turned table -> reader,
+:mod:`lineage.analysis.hygiene`), as of the window's end (``at``; by default the last change's
+time), divided by the smallest PageRank of that graph, the rank of a table nothing flows into:
+a table nothing feeds (or not in the graph then) weighs ``LABEL_WEIGHT["Table"]`` as before,
+one fed by much more, capped at :data:`IMPORTANCE_CAP` so one hub cannot decide a ranking, and
+rounded to :data:`IMPORTANCE_DIGITS` decimals. It is computed **once per run, on the driver with
+networkx** (:func:`importance_at`), from the FEEDS/READS rows the traversal already holds
+(``Traversal.graph_at``: numpy arrays on ``local``, a collect of those rows on ``spark``), sorted
+so both engines build the same graph, and handed to both traversals as a per-vertex factor.
+Not GraphFrames' ``pageRank`` on Spark: its result differs from networkx's within the tolerance
+of ``lineage.analysis.hygiene.SCORE_TOLERANCE``, which would make the exact-summed scores
+differ between the engines; the rows are small (datasets and their readers, not events).
 """
 
 from __future__ import annotations
@@ -33,7 +47,7 @@ from lineage.analysis import effects as effects_of
 from lineage.analysis.engine import Affected
 from lineage.analysis.exact import exact_sum
 from lineage.analysis.rules import BREAKS, EXPOSES, NOTIFIES, RESTRICTS
-from lineage.analysis.temporal import Impact, Query
+from lineage.analysis.temporal import IMPORTANT_LABEL, Impact, Query
 
 LABEL_WEIGHT: dict[str, float] = {
     "Baseline": 5.0,  # an SLA at risk
@@ -71,6 +85,11 @@ EFFECT_FACTOR: dict[str, float] = {
     NOTIFIES: 0.25,  # people to tell
 }
 SENSITIVE_FACTOR = 1.5  # an exposure of data carrying a sensitive tag (still below any break)
+IMPORTANCE_CAP = 10.0
+"""The largest importance of a table: ten times a table nothing feeds."""
+IMPORTANCE_DIGITS = 6
+FLOW_RELATIONSHIPS = ("FEEDS", "READS")
+"""The relationships PageRank reads (``lineage.analysis.hygiene.flow_graph``)."""
 CHUNK = 512  # changes evaluated at once by blast_stream
 BEFORE = timedelta(microseconds=1)
 
@@ -92,16 +111,46 @@ def score_of(kind: str, weighted: float, effect: str = BREAKS, sensitive: bool =
     return round(factor_of(kind, effect, sensitive) * weighted, 3)
 
 
-def weighted(term_counts: Iterable[tuple[str | None, int, int]]) -> float:
-    """``sum(weight(label) / distance)`` over ``(label, distance, count)``, summed exactly."""
-    return exact_sum((weight(label) / max(distance, 1), count) for label, distance, count in term_counts)
+def weighted(term_counts: Iterable[tuple[str | None, int, int, float]]) -> float:
+    """``sum(weight(label) * importance / distance)`` over ``(label, distance, count,
+    importance)``, summed exactly (the engines compute each term in this order too)."""
+    return exact_sum((weight(label) * importance / max(distance, 1), count)
+                     for label, distance, count, importance in term_counts)
 
 
-def score(kind: str, affected: Iterable[Affected], effect: str = BREAKS, sensitive: bool = False) -> float:
+def score(kind: str, affected: Iterable[Affected], effect: str = BREAKS, sensitive: bool = False,
+          importance: Mapping[str, float] | None = None) -> float:
     """The documented impact score of one change."""
-    counts = Counter((a.label, a.distance) for a in affected)
-    return score_of(kind, weighted((label, distance, count) for (label, distance), count in counts.items()),
-                    effect, sensitive)
+    importance = importance or {}
+    counts = Counter((a.label, a.distance, importance.get(a.id, 1.0) if a.label == IMPORTANT_LABEL else 1.0)
+                     for a in affected)
+    return score_of(kind, weighted((label, distance, count, factor)
+                                   for (label, distance, factor), count in counts.items()), effect, sensitive)
+
+
+def importance_at(traversal: "Traversal", moment: datetime | None) -> dict[str, float]:
+    """Each Table's importance as of ``moment`` (the module's docstring), the tables of
+    importance 1 left out; empty without a moment."""
+    from lineage.analysis import hygiene
+
+    if moment is None:
+        return {}
+    vertices, edges = traversal.graph_at(moment, FLOW_RELATIONSHIPS, hygiene.DATASET_LABELS)
+    vertices = sorted(vertices, key=lambda v: v["id"])
+    edges = sorted(edges, key=lambda e: (e["src"], e["dst"], e["relationship"]))
+    ranks = hygiene.pagerank(hygiene.flow_graph(hygiene.dataset_graph(vertices, edges), edges,
+                                                {v["id"] for v in vertices}))
+    if not ranks:
+        return {}
+    least = min(ranks.values())
+    found = {v["id"]: round(min(IMPORTANCE_CAP, ranks[v["id"]] / least), IMPORTANCE_DIGITS)
+             for v in vertices if v["label"] == IMPORTANT_LABEL and v["id"] in ranks}
+    return {vid: value for vid, value in found.items() if value != 1.0}
+
+
+def window_end(changes: Sequence[Mapping[str, Any]]) -> datetime | None:
+    """The instant importance is asked at when no window end is given: the last change's time."""
+    return max((c["time"] for c in changes if c.get("time") is not None), default=None)
 
 
 @dataclass(frozen=True)
@@ -142,11 +191,17 @@ class Traversal(Protocol):
     """One engine's temporal traversal: every query on the graph as of its own instant."""
 
     def impacts(
-        self, queries: Sequence[Query], *, max_depth: int | None, limit: int | None, weigh: Callable[[str | None], float]
+        self, queries: Sequence[Query], *, max_depth: int | None, limit: int | None, weigh: Callable[[str | None], float],
+        importance: Mapping[str, float] | None = None,
     ) -> Iterator[tuple[int, Impact]]:
         """``(query number, Impact)`` for every query, in query order, with the first ``limit``
-        affected vertices of each (all when None); ``Impact.weighted`` sums ``weigh(label) /
-        distance`` over all of them, exactly."""
+        affected vertices of each (all when None); ``Impact.weighted`` sums ``weigh(label) *
+        importance / distance`` over all of them, exactly (importance: of a Table by id, else 1)."""
+        ...
+
+    def graph_at(self, moment: datetime, relationships: Sequence[str], labels: Sequence[str]) -> tuple[list[Any], list[Any]]:
+        """``(id, label)`` and ``(src, dst, relationship)`` rows of the graph as of ``moment``, for
+        :func:`importance_at`."""
         ...
 
     def edge_rows(self, ids: Any, relationships: Any, *, by: str) -> list[Any]:
@@ -177,25 +232,27 @@ def _impact(change: Mapping[str, Any], found: Impact) -> ChangeImpact:
     )
 
 
-def _column(change: Mapping[str, Any], affected: Sequence[Affected], limit: int | None) -> ChangeImpact:
+def _column(change: Mapping[str, Any], affected: Sequence[Affected], limit: int | None,
+            importance: Mapping[str, float]) -> ChangeImpact:
     """A break scored by its column-precise affected set (``lineage.analysis.columns``)."""
     summary = dict(sorted(Counter(a.label for a in affected).items(), key=lambda kv: (kv[0] is None, kv[0] or "")))
     return ChangeImpact(
         change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
         kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
-        score=score(change["kind"], affected), summary=summary, count=len(affected),
+        score=score(change["kind"], affected, importance=importance), summary=summary, count=len(affected),
         affected=tuple(affected if limit is None else affected[:limit]),
     )
 
 
 def _reached(change: Mapping[str, Any], plan: "effects_of.Plan", affected: Sequence[Affected],
-             limit: int | None) -> ChangeImpact:
+             limit: int | None, importance: Mapping[str, float]) -> ChangeImpact:
     """An exposure, restriction or notice: what its plan (and a restriction's walk) reached."""
     summary = dict(sorted(Counter(a.label for a in affected).items(), key=lambda kv: (kv[0] is None, kv[0] or "")))
     return ChangeImpact(
         change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
         kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
-        score=score(change["kind"], affected, plan.effect, plan.sensitive), summary=summary, count=len(affected),
+        score=score(change["kind"], affected, plan.effect, plan.sensitive, importance), summary=summary,
+        count=len(affected),
         affected=tuple(affected if limit is None else affected[:limit]), effect=plan.effect, gained=plan.gained,
         lost=plan.lost, may_fail=plan.failing,
     )
@@ -209,11 +266,13 @@ def rank_key(impact: ChangeImpact) -> tuple[Any, ...]:
 def evaluate(
     changes: Sequence[Mapping[str, Any]], traversal: Traversal, *, max_depth: int | None = None,
     limit: int | None = None, plans: Sequence["effects_of.Plan"] | None = None, columns: Any = None,
+    importance: Mapping[str, float] | None = None,
 ) -> list[ChangeImpact]:
     """Every change's impact, in the order given: its plan (``lineage.analysis.effects``; planned
     here unless given, as changes at one instant are attributed together), then one traversal for
     all break walks (the breaks' first ``limit`` affected kept; a restriction's walk whole, as its
-    score needs it behind its jobs)."""
+    score needs it behind its jobs). ``importance``: :func:`importance_at` (none: every table 1)."""
+    importance = importance or {}
     if plans is None:
         plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
     if columns is not None:  # a sensitive tag on a column: where its values flow (lineage.analysis.columns)
@@ -226,10 +285,10 @@ def evaluate(
         from lineage.analysis.columns import breaks as column_breaks
 
         for i, affected in column_breaks(changes, breaks, traversal, columns, max_depth=max_depth).items():
-            out[i] = _column(changes[i], affected, limit)
+            out[i] = _column(changes[i], affected, limit, importance)
         breaks = [i for i in breaks if out[i] is None]
     for n, found in traversal.impacts([query_of(changes[i]) for i in breaks], max_depth=max_depth, limit=limit,
-                                      weigh=weight):
+                                      weigh=weight, importance=importance):
         out[breaks[n]] = _impact(changes[breaks[n]], found)
     walked = [i for i, p in enumerate(plans) if p.effect == RESTRICTS and p.walk]
     walks = traversal.impacts([Query(plans[i].walk, query_of(changes[i]).moment) for i in walked],
@@ -238,7 +297,7 @@ def evaluate(
     for i, p in enumerate(plans):
         if p.effect != BREAKS:
             affected = effects_of.combine(p, reached[i]) if i in reached else list(p.seeds)
-            out[i] = _reached(changes[i], p, affected, limit)
+            out[i] = _reached(changes[i], p, affected, limit, importance)
     return [o for o in out if o is not None]
 
 
@@ -249,30 +308,39 @@ def blast_radius(
     max_depth: int | None = None,
     affected_limit: int | None = None,
     columns: Any = None,
+    at: datetime | None = None,
+    importance: Mapping[str, float] | None = None,
 ) -> list[ChangeImpact]:
     """Score every change on the graph around it (breaks: one instant before it, all in one
     traversal); ranked by score (then time, id). Each keeps its first ``affected_limit`` affected
-    vertices (all: None)."""
-    return sorted(evaluate(list(changes), traversal, max_depth=max_depth, limit=affected_limit, columns=columns),
-                  key=rank_key)
+    vertices (all: None). Tables weigh by their importance as of ``at`` (the window's end; by
+    default the last change's time), computed once here unless given."""
+    changes = list(changes)
+    if importance is None:
+        importance = importance_at(traversal, at or window_end(changes))
+    return sorted(evaluate(changes, traversal, max_depth=max_depth, limit=affected_limit, columns=columns,
+                           importance=importance), key=rank_key)
 
 
 def blast_stream(
-    changes: Iterable[Mapping[str, Any]], traversal: Traversal, *, max_depth: int | None = None, columns: Any = None
+    changes: Iterable[Mapping[str, Any]], traversal: Traversal, *, max_depth: int | None = None, columns: Any = None,
+    at: datetime | None = None, importance: Mapping[str, float] | None = None,
 ) -> Iterator[ChangeImpact]:
     """Every change with *all* its affected vertices, ranked, one at a time: a first pass ranks
     (counts only), a second evaluates the changes again in rank order, ``CHUNK`` at a time, so
-    memory holds one chunk of answers, not the whole output."""
+    memory holds one chunk of answers, not the whole output. Importance as :func:`blast_radius`."""
     changes = list(changes)
+    if importance is None:
+        importance = importance_at(traversal, at or window_end(changes))
     plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
-    ranked = sorted(evaluate(changes, traversal, max_depth=max_depth, limit=0, plans=plans, columns=columns),
-                    key=rank_key)
+    ranked = sorted(evaluate(changes, traversal, max_depth=max_depth, limit=0, plans=plans, columns=columns,
+                             importance=importance), key=rank_key)
     by_id = {c["change_id"]: (c, p) for c, p in zip(changes, plans)}
     ordered = [by_id[r.change_id] for r in ranked]
     for first in range(0, len(ordered), CHUNK):
         chunk = ordered[first:first + CHUNK]
         yield from evaluate([c for c, _ in chunk], traversal, max_depth=max_depth, limit=None,
-                            plans=[p for _, p in chunk], columns=columns)
+                            plans=[p for _, p in chunk], columns=columns, importance=importance)
 
 
 def _time_key(moment: datetime | None) -> tuple[bool, float]:

@@ -16,14 +16,15 @@ the driver collects only those, or streams every row (``limit=None``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Mapping, Sequence
 
-from lineage.render import progress
+from lineage import progress
 from lineage.analysis.engine import Affected, check_depth, directions
 from lineage.analysis.exact import exact_sum
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 from lineage.analysis.spark import REMATERIALIZE_LEVELS, _small, materialize
-from lineage.analysis.temporal import Impact, Query
+from lineage.analysis.temporal import IMPORTANT_LABEL, Impact, Query
 from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, spark_micros
 
 if TYPE_CHECKING:
@@ -144,6 +145,27 @@ class SparkTraversal:
         rows = self._effect_rows.where(F.col("relationship").isin(*sorted(relationships))).join(F.broadcast(wanted), by)
         return [Step(r["src"], r["dst"], r["relationship"], r["start"], r["end"], r["last"]) for r in rows.collect()]
 
+    def graph_at(self, moment: datetime, relationships: Collection[str], labels: Collection[str]
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """``TemporalGraph.graph_at`` on the frames already loaded: vertices valid at ``moment``
+        (label: the smallest of their rows then), edges of ``relationships`` valid then between
+        two of them; only those rows are collected."""
+        from pyspark.sql import functions as F
+
+        t = F.lit(instant(moment))
+        alive = (self.vertex_rows.where((F.col("start") <= t) & (t < F.col("end")))
+                 .groupBy("id").agg(F.min("label").alias("label")))
+        edges = (self.edges.where(F.col("relationship").isin(*sorted(relationships) or [""])
+                                  & (F.col("start") <= t) & (t < F.col("end")))
+                 .join(alive.select(F.col("id").alias("src")), "src", "left_semi")
+                 .join(alive.select(F.col("id").alias("dst")), "dst", "left_semi")
+                 .select("src", "dst", "relationship").localCheckpoint())
+        ends = edges.select(F.col("src").alias("id")).union(edges.select(F.col("dst").alias("id"))).distinct()
+        vertices = alive.where(F.col("label").isin(*sorted(labels) or [""])).unionByName(
+            alive.join(ends, "id", "left_semi")).distinct()
+        return ([{"id": r["id"], "label": r["label"]} for r in vertices.collect()],
+                [{"src": r["src"], "dst": r["dst"], "relationship": r["relationship"]} for r in edges.collect()])
+
     def _queries(self, queries: Sequence[Query]) -> "DataFrame":
         rows = [
             (q, 0 if query.moment is None else instant(query.moment), query.moment is None, source)
@@ -199,18 +221,25 @@ class SparkTraversal:
 
     def impacts(
         self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None,
-        weigh: Callable[[str | None], float] = lambda label: 1.0,
+        weigh: Callable[[str | None], float] = lambda label: 1.0, importance: Mapping[str, float] | None = None,
     ) -> Iterator[tuple[int, Impact]]:
-        """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on Spark."""
+        """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on Spark; counts are
+        aggregated per (label, distance, importance), ``importance`` joined as a small frame."""
         from pyspark.sql import Window
         from pyspark.sql import functions as F
 
         if not queries:
             return
         found = self.search(queries, max_depth=max_depth)
-        terms: dict[int, list[tuple[str | None, int, int]]] = {}
-        for row in found.groupBy("q", "label", "distance").count().collect():
-            terms.setdefault(row["q"], []).append((row["label"], row["distance"], row["count"]))
+        factor = F.lit(1.0)
+        counted = found
+        if importance:
+            weights = self.spark.createDataFrame(sorted(importance.items()), "id string, importance double")
+            counted = found.join(F.broadcast(weights), "id", "left")
+            factor = F.when(F.col("label") == IMPORTANT_LABEL, F.coalesce("importance", F.lit(1.0))).otherwise(1.0)
+        terms: dict[int, list[tuple[str | None, int, int, float]]] = {}
+        for row in counted.groupBy("q", "label", "distance", factor.alias("factor")).count().collect():
+            terms.setdefault(row["q"], []).append((row["label"], row["distance"], row["count"], row["factor"]))
         if limit is None:
             rows: Iterator[Any] = _batches(found, terms, len(queries))
         elif limit > 0:
@@ -225,19 +254,19 @@ class SparkTraversal:
             while pending is not None and pending["q"] == q:
                 affected.append(Affected(pending["id"], pending["label"], pending["distance"], tuple(pending["path"])))
                 pending = next(rows, None)
-            counts = sorted(terms.get(q, []), key=lambda t: (t[0] is None, t[0] or "", t[1]))
+            counts = sorted(terms.get(q, []), key=lambda t: (t[0] is None, t[0] or "", t[1], t[3]))
             summary: dict[str, int] = {}
-            for label, _, n in counts:
+            for label, _, n, _ in counts:
                 summary[label] = summary.get(label, 0) + n  # type: ignore[index]
-            total = exact_sum((weigh(label) / max(distance, 1), n) for label, distance, n in counts)
-            yield q, Impact(sum(n for _, _, n in counts), summary, total, tuple(affected))
+            total = exact_sum((weigh(label) * factor / max(distance, 1), n) for label, distance, n, factor in counts)
+            yield q, Impact(sum(n for _, _, n, _ in counts), summary, total, tuple(affected))
 
 
 COLLECT_ROWS = 200_000
 """Affected rows collected at once when every row is asked for (``limit=None``)."""
 
 
-def _batches(found: "DataFrame", terms: dict[int, list[tuple[str | None, int, int]]], queries: int) -> Iterator[Any]:
+def _batches(found: "DataFrame", terms: dict[int, list[tuple[Any, ...]]], queries: int) -> Iterator[Any]:
     """Every row of ``found`` in (q, distance, id) order, collected a few queries at a time (about
     ``COLLECT_ROWS`` rows): a failed job raises in ``collect``, where ``toLocalIterator``'s serving
     thread could leave the driver waiting for a partition that never comes."""
@@ -245,8 +274,8 @@ def _batches(found: "DataFrame", terms: dict[int, list[tuple[str | None, int, in
 
     first, rows = 0, 0
     for q in range(queries + 1):
-        if q == queries or (rows and rows + sum(n for _, _, n in terms.get(q, [])) > COLLECT_ROWS):
+        if q == queries or (rows and rows + sum(t[2] for t in terms.get(q, [])) > COLLECT_ROWS):
             if rows:
                 yield from found.where(F.col("q").between(first, q - 1)).orderBy("q", "distance", "id").collect()
             first, rows = q, 0
-        rows += sum(n for _, _, n in terms.get(q, []))
+        rows += sum(t[2] for t in terms.get(q, []))

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
 EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL, "last_seen")
+IMPORTANT_LABEL = "Table"
+"""The label whose weight an ``importance`` factor multiplies (``lineage.analysis.blast``)."""
 VISITED_BUDGET = 1 << 26
 """Entries of the visited bitmap of one chunk (``chunk size x vertices``): 64 MiB of bool."""
 MAX_CHUNK = 4096
@@ -196,6 +198,31 @@ class TemporalGraph:
                 spans[vid] = list(zip(self.row_start[lo:hi].tolist(), self.row_end[lo:hi].tolist()))
         return spans
 
+    def graph_at(self, moment: datetime, relationships: Collection[str], labels: Collection[str]
+                 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The graph as of ``moment`` restricted to ``relationships``: ``(id, label)`` rows of the
+        vertices then labelled one of ``labels`` or ending an edge, and ``(src, dst, relationship)``
+        rows of the edges valid then between two vertices then (the importance of
+        ``lineage.analysis.blast``, read from the arrays already loaded)."""
+        t = instant(moment)
+        alive = np.zeros(self.n, dtype=bool)
+        alive[self.row_vertex[(self.row_start <= t) & (t < self.row_end)]] = True
+        codes = [i for i, rel in enumerate(self.relationships) if rel in set(relationships)]
+        keep = (np.isin(self.edge_rel, codes) & (self.edge_start <= t) & (t < self.edge_end)
+                & alive[self.edge_src] & alive[self.edge_dst])
+        src, dst, rel = self.edge_src[keep], self.edge_dst[keep], self.edge_rel[keep]
+        wanted = np.flatnonzero(alive)
+        label = self.label_codes(wanted, t)
+        named = np.isin(label, [i for i, name in enumerate(self.labels) if name in set(labels)])
+        ends = np.zeros(self.n, dtype=bool)
+        ends[src], ends[dst] = True, True
+        chosen = named | ends[wanted]
+        vertices = [{"id": self.ids[v], "label": self.label_of(c)}
+                    for v, c in zip(wanted[chosen].tolist(), label[chosen].tolist())]
+        edges = [{"src": self.ids[a], "dst": self.ids[b], "relationship": self.relationships[r]}
+                 for a, b, r in zip(src.tolist(), dst.tolist(), rel.tolist())]
+        return vertices, edges
+
     def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list["Step"]:
         """Edge rows of ``relationships`` whose ``by`` end is one of ``ids`` (``effects.Neighbourhood``)."""
         from lineage.analysis.effects import Step
@@ -261,11 +288,19 @@ class TemporalGraph:
 
     def impacts(
         self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None,
-        weigh: Callable[[str | None], float] = lambda label: 1.0,
+        weigh: Callable[[str | None], float] = lambda label: 1.0, importance: Mapping[str, float] | None = None,
     ) -> Iterator[tuple[int, Impact]]:
-        """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on this graph."""
+        """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on this graph;
+        ``importance`` becomes a factor per vertex index (1 where absent)."""
+        factor = None
+        if importance:
+            factor = np.ones(max(self.n, 1), dtype=np.float64)
+            known = [(self.index[vid], value) for vid, value in importance.items() if vid in self.index]
+            if known:
+                at, values = zip(*known)
+                factor[list(at)] = values
         for chunk in self.reach_many(queries, max_depth=max_depth):
-            summaries, sums = chunk.summaries(), chunk.weighted(weigh)
+            summaries, sums = chunk.summaries(), chunk.weighted(weigh, factor)
             check_local()
             for i in range(chunk.size):
                 yield chunk.offset + i, Impact(chunk.count(i), summaries[i], sums[i], tuple(chunk.affected(i, limit)))
@@ -383,19 +418,29 @@ class Chunk:
             found[q][None] = count  # type: ignore[index]
         return found
 
-    def weighted(self, weigh: Callable[[str | None], float]) -> list[float]:
-        """Per query, the exact sum of ``weigh(label) / distance`` over what it reached."""
+    def weighted(self, weigh: Callable[[str | None], float], factor: np.ndarray | None = None) -> list[float]:
+        """Per query, the exact sum of ``weigh(label) * importance / distance`` over what it
+        reached (``factor``: importance per vertex index, for vertices labelled
+        :data:`IMPORTANT_LABEL`; 1 without it): equal terms are counted, then summed exactly."""
         from lineage.analysis.exact import exact_sums
 
         weights = np.array([weigh(None)] + [weigh(label) for label in self.graph.labels], dtype=np.float64)
-        deepest = int(self.d.max()) + 1 if len(self.d) else 1
-        label = self.labels[self.reached] + 1
-        key = (self.q[self.reached] * len(weights) + label) * deepest + self.d[self.reached]
-        keys, counts = np.unique(key, return_counts=True)
-        distance = keys % deepest
-        terms = weights[(keys // deepest) % len(weights)] / np.maximum(distance, 1)
-        bounds = np.searchsorted(keys // deepest // len(weights), np.arange(self.size + 1))
-        return exact_sums(terms, counts, bounds.tolist())
+        reached = self.reached
+        label = self.labels[reached]
+        weight = weights[label + 1]
+        if factor is not None and IMPORTANT_LABEL in self.graph.labels:
+            important = label == self.graph.labels.index(IMPORTANT_LABEL)
+            weight = weight * np.where(important, factor[self.v[reached]], 1.0)
+        terms = weight / np.maximum(self.d[reached], 1)
+        q = self.q[reached]
+        order = np.lexsort((terms, q))
+        terms, q = terms[order], q[order]
+        new = np.ones(len(q), dtype=bool)
+        new[1:] = (q[1:] != q[:-1]) | (terms[1:] != terms[:-1])
+        starts = np.flatnonzero(new)
+        counts = np.diff(np.append(starts, len(q)))
+        bounds = np.searchsorted(q[starts], np.arange(self.size + 1))
+        return exact_sums(terms[starts], counts, bounds.tolist())
 
     def affected(self, i: int, limit: int | None = None) -> list[Affected]:
         """The first ``limit`` vertices query ``i`` reached (all when None), (distance, id) order,
