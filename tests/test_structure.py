@@ -153,8 +153,22 @@ FUNCTION_LEVEL_CIRCLES = [
     # modules api, views, engine, local, spark, temporal, spark_temporal, blast, effects, columns,
     # propagation, and hygiene/spark_hygiene; issue 35 left them as they are). Held to analysis/.
     {name for name in MODULES if name.startswith("lineage.analysis.")},
-    {"lineage.generate.effects", "lineage.generate.plan"},
 ]
+
+
+def _every_import(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import that can run, function-level (lazy) ones included; not those under TYPE_CHECKING."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif isinstance(node, ast.If) and _is_type_checking(node):
+            stack.extend(node.orelse)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def full_import_graph() -> nx.DiGraph:
@@ -162,11 +176,10 @@ def full_import_graph() -> nx.DiGraph:
     graph = nx.DiGraph()
     for module, path in MODULES.items():
         graph.add_node(module)
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                for target in _imported(module, path, node):
-                    if target != module:
-                        graph.add_edge(module, target)
+        for node in _every_import(ast.parse(path.read_text(), str(path))):
+            for target in _imported(module, path, node):
+                if target != module:
+                    graph.add_edge(module, target)
     return graph
 
 

@@ -8,8 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lineage.generate.ident import Ids
-from lineage.generate.model import Platform
-from lineage.generate.plan import Intent
+from lineage.generate.model import Intent, Platform
 
 STEWARD = "urn:li:corpuser:datahub"
 

@@ -10,8 +10,7 @@ from datetime import timedelta
 from typing import Any
 
 from lineage.generate.ident import Ids
-from lineage.generate.model import Person, Platform
-from lineage.generate.plan import Intent
+from lineage.generate.model import Intent, Person, Platform
 
 TENANT = "300001001"
 ACTIONS = {"ApplyPrivilege": "applyPrivilege", "ApprovePrivilege": "approvePrivilege",

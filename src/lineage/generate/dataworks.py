@@ -13,8 +13,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from lineage.generate.ident import Ids
-from lineage.generate.model import WORKSPACES, Platform
-from lineage.generate.plan import Day, Intent
+from lineage.generate.model import WORKSPACES, Intent, Platform
+from lineage.generate.plan import Day
 
 TENANT_ID = 283780010656
 ACCOUNT = "1234567890987654"

@@ -20,10 +20,10 @@ import random
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from lineage.generate.model import Platform
+from lineage.generate.model import Intent, Platform
 
 if TYPE_CHECKING:
-    from lineage.generate.plan import Intent, State
+    from lineage.generate.plan import State
 
 REVOKES = 2
 """Revokes planted per platform (a platform of at least two days)."""
@@ -64,8 +64,6 @@ def grant_days(days: int) -> list[int]:
 
 def plant_day(platform: Platform, state: State, index: int) -> list[Intent]:
     """The day's planted revokes and grants (after the day's plan: ``state`` is the day's end)."""
-    from lineage.generate.plan import Intent
-
     rng = random.Random(f"{platform.seed}:effects:{index}")
     day = platform.day(index)
     out: list[Intent] = []

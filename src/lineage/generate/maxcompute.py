@@ -11,8 +11,8 @@ from typing import Any
 
 from lineage.generate import sqltext
 from lineage.generate.ident import Ids
-from lineage.generate.model import Person, Platform
-from lineage.generate.plan import Day, Intent
+from lineage.generate.model import Intent, Person, Platform
+from lineage.generate.plan import Day
 
 ACCOUNT_ID = "1965501540000000"
 

@@ -14,6 +14,7 @@ from bisect import bisect
 from itertools import accumulate
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from lineage import ids
 
@@ -62,6 +63,16 @@ FIRST_NAMES = ("wei", "li", "fang", "min", "jing", "lei", "yan", "tao", "hui", "
                "xin", "bo", "mei", "hao", "yu", "chen", "ning", "rui", "ana", "ben", "carla", "dev",
                "emma", "farid", "grace", "hugo", "ines", "jon")
 ROLES = ("analyst", "engineer", "steward", "auditor", "contractor")
+
+
+@dataclass(frozen=True)
+class Intent:
+    """One thing that happens on the platform at a moment (a grant, a drop, a release, ...): the
+    plan (``plan``) and the planted access changes (``effects``) make them, the writers deliver them."""
+
+    time: datetime
+    kind: str
+    args: dict[str, Any]
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
 
 from lineage.generate import effects
-from lineage.generate.model import LAYERS, Platform, TableSpec, hub
+from lineage.generate.model import LAYERS, Intent, Platform, TableSpec, hub
 
 FAILURE_RATE = 0.012
 """Share of daily runs that fail (a MaxCompute job Failed, the DataWorks instance status 5)."""
@@ -28,13 +27,6 @@ CHANGE_WEEKDAY = 2
 ERRORS = (("ODPS-0130071", "Semantic analysis exception - column not found"),
           ("ODPS-0123131", "User defined function exception"),
           ("ODPS-0420061", "Invalid parameter in HTTP request - fetched partition does not exist"))
-
-
-@dataclass(frozen=True)
-class Intent:
-    time: datetime
-    kind: str
-    args: dict[str, Any]
 
 
 @dataclass

@@ -30,8 +30,8 @@ from typing import Any
 
 from lineage import ids
 from lineage.generate import effects, sqltext
-from lineage.generate.model import Platform
-from lineage.generate.plan import Day, Intent
+from lineage.generate.model import Intent, Platform
+from lineage.generate.plan import Day
 
 ACCESS_KINDS = {
     "GrantACL": "maxcompute", "RevokeACL": "maxcompute", "GrantRole": "maxcompute", "RevokeRole": "maxcompute",
