@@ -19,7 +19,7 @@ from pathlib import Path
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Mapping, Sequence
 
-from lineage import progress
+from lineage.render import progress
 from lineage.analysis.engine import Affected, check_depth, directions
 from lineage.analysis.exact import exact_sum
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
