@@ -1108,7 +1108,7 @@ def platform_parameters(warehouse) -> dict[str, list[dict[str, Any]]]:
             feeding[e["src"]] += 1
     stated = {e["dst"] for e in edges if e["relationship"] == "HAS_COLUMN"}
     busiest = sorted(feeding, key=lambda c: (-feeding[c], c))
-    column_hubs = busiest[:3] + [c for c in busiest if c not in stated][:1]
+    column_hubs = list(dict.fromkeys(busiest[:3] + [c for c in busiest if c not in stated][:1]))
     return {
         "column_impact": [{"column_id": c, "as_of": m} for c in column_hubs for m in moments[1:]],
         "downstream_blast_radius": by_table,
