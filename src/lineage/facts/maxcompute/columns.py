@@ -126,7 +126,7 @@ def _change(net: _Net, change: ddl.SchemaChange) -> None:
 def _nets(event: ParsedEvent) -> dict[str, _Net]:
     lineage = _lineage(event)
     nets: dict[str, _Net] = {}
-    for change in lineage.store.schema if lineage else ():
+    for change in lineage.schema if lineage else ():
         _NET_STEPS[change.op](nets.setdefault(change.table, _Net()), change)
     return {t: net for t, net in nets.items() if _table(t)}
 
