@@ -55,6 +55,18 @@ EXPECTED_VERTICES = {
     (FAILED_JOB, "Job"),  # a failed run is a Job vertex that says it failed (and has no edge)
     ("tag:datahub:PII", "Tag"), ("tag:datahub:Temporary", "Tag"),
 }
+# the columns JOB's SQL names (sc-mc-09): INSERT OVERWRITE TABLE orders_clean PARTITION (ds='${bizdate}')
+# SELECT o.id, o.amount, c.name FROM orders_raw o JOIN sales_dw.customers c ON o.customer_id = c.id
+# WHERE o.ds = '${bizdate}' -- orders_clean's schema is not stated, so its columns are the SELECT's names
+C = "column:maxcompute:sales_dw.{}".format
+COLUMN_FEEDS = (
+    [(C("orders_raw.id"), C("orders_clean.id"), "direct"), (C("orders_raw.amount"), C("orders_clean.amount"), "direct"),
+     (C("customers.name"), C("orders_clean.name"), "direct")]
+    # the join keys and the filter shape every output row (indirect); the static partition gives no pair
+    + [(C(src), C(f"orders_clean.{out}"), "indirect")
+       for src in ("orders_raw.customer_id", "customers.id", "orders_raw.ds") for out in ("id", "amount", "name")]
+)
+EXPECTED_VERTICES |= {(column, "Column") for pair in COLUMN_FEEDS for column in pair[:2]}
 
 # (src, relationship, dst, qualifier, valid_from, valid_to)
 EXPECTED_EDGES = {
@@ -87,6 +99,7 @@ EXPECTED_EDGES = {
     (T("orders_raw"), "TAGGED", "tag:datahub:Temporary", "", t("2024-08-01T03:00:00"), t("2024-08-04T08:00:00")),
     (T("customers"), "HAS_COLUMN", "column:maxcompute:sales_dw.customers.email", "", t("2024-08-01T04:00:00"), None),
 }
+EXPECTED_EDGES |= {(src, "FEEDS", dst, qualifier, t("2024-08-02T02:10:00"), None) for src, dst, qualifier in COLUMN_FEEDS}
 
 EXPECTED_CHANGES = Counter({
     (T("orders_raw"), "create"): 1, (T("customers"), "create"): 1, (T("orders_clean"), "create"): 1,
