@@ -202,3 +202,12 @@ def test_added_columns_come_before_the_partition_columns():
                  if f.relationship == "HAS_COLUMN" and f.op == "assert"}
     t9 = f"table:maxcompute:{P}.t9"
     assert positions == {col(t9, "id"): "1", col(t9, "note"): "2", col(t9, "ds"): "3"}
+
+
+def test_a_storage_path_read_as_a_table_gives_no_column():
+    """``parquet.`oss://...``` is a Location (table lineage's rule); no event states its columns,
+    so its column pairs are not made into Column ids of a table that does not exist."""
+    from lineage.facts.maxcompute.columns import _column
+
+    assert _column("parquet.oss://acme-lake/ref/fx_rates/.id") is None
+    assert _column("sales_dw.orders_raw.id") == "column:maxcompute:sales_dw.orders_raw.id"

@@ -187,11 +187,13 @@ def blast(
     spark: "SparkSession | None" = None,
     affected: int | None = None,
     walker: Traversal | None = None,
+    kinds: Any = None,
 ) -> list[ChangeImpact]:
-    """Every Change with ``since <= time < until``, its score, summary and affected set, ranked;
-    each keeps its first ``affected`` affected vertices (all when None; counts stay complete).
-    ``walker``: a traversal already loaded (:func:`traversal`), for a caller that asks it more."""
-    changes = change_rows(warehouse, since, until)
+    """Every Change with ``since <= time < until`` (of ``kinds`` only, when given), its score,
+    summary and affected set, ranked; each keeps its first ``affected`` affected vertices (all
+    when None; counts stay complete). ``walker``: a traversal already loaded (:func:`traversal`),
+    for a caller that asks it more."""
+    changes = [c for c in change_rows(warehouse, since, until) if kinds is None or c["kind"] in kinds]
     walker = walker or traversal(warehouse, engine, spark, window_question(changes, affected))
     return blast_radius(changes, walker, max_depth=max_depth, affected_limit=affected,
                         columns=columns.for_changes(changes, warehouse, walker), at=to_time(until))

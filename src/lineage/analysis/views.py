@@ -152,9 +152,6 @@ def blast_of(warehouse: str | Path, *, since: Any = None, until: Any = None,
              kinds: Any = STRUCTURAL, engine: str = "auto") -> list[Any]:
     """``api.blast`` for the changes of some kinds only (default: structural ones), so that a
     notebook about change impact is not drowned in a week's permission and owner changes."""
-    from lineage.analysis.api import traversal
-    from lineage.analysis.blast import blast_radius
-    from lineage.graph.api import change_rows
+    from lineage.analysis.api import blast
 
-    changes = [c for c in change_rows(warehouse, since, until) if kinds is None or c["kind"] in kinds]
-    return blast_radius(changes, traversal(warehouse, engine))
+    return blast(warehouse, since=since, until=until, engine=engine, kinds=kinds)

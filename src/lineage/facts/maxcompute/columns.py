@@ -51,8 +51,11 @@ def _lineage(event: ParsedEvent) -> ColumnLineage | None:
 
 
 def _table(name: str) -> str | None:
-    """A qualified name's Table id; a table of no known project (``<default>``) has none."""
-    return None if name.startswith(DEFAULT) else ids.table_from_qualified(name)
+    """A qualified name's Table id; a table of no known project (``<default>``) has none, nor has
+    a storage path read as a table (``parquet.`oss://...```: a Location, whose columns no event states)."""
+    if name.startswith(DEFAULT) or "/" in name:
+        return None
+    return ids.table_from_qualified(name)
 
 
 def _column(qualified: str) -> str | None:
