@@ -99,8 +99,17 @@ def test_blast_radius_ranks_the_weeks_changes(scenario_warehouse):
     schema = next(c for c in changes if c["kind"] == "schema_change" and c["entity_id"] == T("orders_raw"))
     # on the graph just before 2024-08-04T09:00: the 8 vertices of the impact test
     assert schema["summary"] == {"Baseline": 1, "Dag": 1, "Instance": 1, "Job": 1, "Node": 1, "Table": 1, "User": 2}
-    # 1.0 x (Job .5 + Node 2 + Table 3 + (Instance .25 + Baseline 5 + User 1 + User 1)/2 + Dag .25/3)
-    assert schema["score"] == pytest.approx(1.0 * (0.5 + 2 + 3 + (0.25 + 5 + 1 + 1) / 2 + 0.25 / 3), abs=1e-3)
+    # 1.0 x (Job .5 + Node 2 + Table 3 x its importance + (Instance .25 + Baseline 5 + User 1 + User 1)/2
+    # + Dag .25/3); the table is orders_clean, fed by two tables: more important than a source table (1),
+    # its importance as of the window's end as blast radius computes it (tests/analysis/test_blast_importance.py
+    # checks that computation by hand)
+    from lineage.analysis.api import traversal
+    from lineage.analysis.blast import importance_at
+    from lineage.graph.api import to_time
+
+    weight = importance_at(traversal(scenario_warehouse, "local"), to_time("2024-08-08")).get(T("orders_clean"), 1.0)
+    assert 1.0 < weight <= 10.0
+    assert schema["score"] == pytest.approx(1.0 * (0.5 + 2 + 3 * weight + (0.25 + 5 + 1 + 1) / 2 + 0.25 / 3), abs=1e-3)
     drop = next(c for c in changes if c["kind"] == "drop")
     assert drop["entity_id"] == T("tmp_backup") and drop["summary"] == {"User": 1}  # the grantee is told
 

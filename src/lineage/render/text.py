@@ -165,4 +165,4 @@ def blast_answer(ranked: Sequence[Any], top: int, *, name: Callable[[str], str],
         for row, line in zip(rows, narrow[1:]):
             lines.append(line)
             lines += [f"      {more}" for more in wrapped(f"{row[6]}: {row[7]}", width - 6)]
-    return [*lines, "score = kind/effect factor x sum(label weight x importance / distance); docs/impact.md 'Blast radius'"]
+    return [*lines, "score = factor x sum(weight x importance / distance), see docs/impact.md"]
