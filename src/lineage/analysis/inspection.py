@@ -151,8 +151,10 @@ def show_rows(vertex_id: str, vertices: Sequence[Row], edges: Sequence[Row], cha
 
 
 def show(warehouse: str | Path, vertex_id: str, *, as_of: Any = None) -> Entity:
-    vertices, edges = load_rows(warehouse)
-    return show_rows(vertex_id, vertices, edges, change_rows(warehouse), as_of=as_of)
+    changes = change_rows(warehouse, entities=[vertex_id])
+    # its edges, the vertices at their other ends, and the changes' actors (named in the answer)
+    vertices, edges = load_rows(warehouse, around=[vertex_id], named={c["actor"] for c in changes if c.get("actor")})
+    return show_rows(vertex_id, vertices, edges, changes, as_of=as_of)
 
 
 # --------------------------------------------------------------------------------------------
@@ -220,8 +222,9 @@ def history_rows(vertex_id: str, vertices: Sequence[Row], edges: Sequence[Row], 
 
 
 def history(warehouse: str | Path, vertex_id: str) -> History:
-    vertices, edges = load_rows(warehouse)
-    return history_rows(vertex_id, vertices, edges, change_rows(warehouse))
+    changes = change_rows(warehouse, entities=[vertex_id])
+    vertices, edges = load_rows(warehouse, around=[vertex_id], named={c["actor"] for c in changes if c.get("actor")})
+    return history_rows(vertex_id, vertices, edges, changes)
 
 
 # --------------------------------------------------------------------------------------------
