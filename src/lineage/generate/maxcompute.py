@@ -36,9 +36,21 @@ def _who(platform: Platform, intent: Intent, key: str = "actor") -> Person:
 def _table_event(platform: Platform, ids: Ids, intent: Intent) -> dict[str, Any]:
     table = platform.table(intent.args["table"])
     operation = {"CreateTable": "CREATE_TABLE", "ChangeTable": "ALTER_TABLE_ADD_COLUMNS", "DropTable": "DROP_TABLE"}
+    correlation = ids.digits(17) + "gsjgpv21"
     return event(platform, ids, intent.kind, "TableEvent", intent.time, _who(platform, intent), {"Table": [table.name]},
                  {"TableName": table.name, "ProjectName": table.project, "Source": "INSTANCE",
-                  "CorrelationId": ids.digits(17) + "gsjgpv21", "OperationText": operation[intent.kind]})
+                  "CorrelationId": intent.args.get("job", correlation), "OperationText": operation[intent.kind]})
+
+
+def _ddl_job(platform: Platform, ids: Ids, intent: Intent) -> dict[str, Any]:
+    """The ad-hoc job behind a CreateTable / ChangeTable (``plan.ddl``): its SQL states the columns."""
+    table, job = platform.table(intent.args["table"]), intent.args["job"]
+    data = {"TaskName": f"console_query_task_{job}", "InstanceId": job, "TaskType": "SQL",
+            "ProjectName": table.project, "OperationText": intent.args["sql"]}
+    name = "InsertJob" if intent.kind == "ddl-start" else "JobChange"
+    if name == "JobChange":
+        data["Status"] = "Terminated"
+    return event(platform, ids, name, "JobEvent", intent.time, _who(platform, intent), {"Instance": [job]}, data)
 
 
 def _add_user(platform: Platform, ids: Ids, intent: Intent) -> dict[str, Any]:
@@ -107,6 +119,7 @@ def _download(platform: Platform, ids: Ids, intent: Intent) -> dict[str, Any]:
 
 RENDER: dict[str, Callable[[Platform, Ids, Intent], dict[str, Any]]] = {
     "CreateTable": _table_event, "ChangeTable": _table_event, "DropTable": _table_event,
+    "ddl-start": _ddl_job, "ddl-end": _ddl_job,
     "AddUser": _add_user, "CreateRole": _create_role, "PutRolePolicy": _policy,
     "GrantACL": _acl, "RevokeACL": _acl, "GrantRole": _role_grant, "RevokeRole": _role_grant,
     "SetTableLabel": _set_label, "GrantLabel": _grant_label, "DownloadTable": _download,

@@ -176,6 +176,7 @@ class Platform:
     by_name: dict[str, TableSpec] = field(default_factory=dict)
     guests: list[Guest] = field(default_factory=guests)
     planted: dict[str, list[tuple[int, ...]]] = field(default_factory=dict)  # plant(): kind -> groups of tables
+    scripts: dict[tuple, Any] = field(default_factory=dict, repr=False)  # sqltext.script's cache
 
     def day(self, index: int) -> datetime:
         return self.start + timedelta(days=index)

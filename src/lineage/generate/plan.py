@@ -10,10 +10,11 @@ live nodes and tables) is carried from one day to the next: memory does not grow
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from lineage.generate import effects
+from lineage.generate import effects, schema, sqltext
 from lineage.generate.model import LAYERS, Intent, Platform, TableSpec, hub
 
 FAILURE_RATE = 0.012
@@ -43,6 +44,7 @@ class State:
     next_approval: int = 528_500_000
     releases: list[tuple[int, int]] = field(default_factory=list)  # (node, new input) from the next day on
     touched: set[tuple[int, int]] = field(default_factory=set)  # (person, table) any grant ever named (effects)
+    removed: set[tuple[int, str]] = field(default_factory=set)  # (table, column) fields removed so far
     roled: set[tuple[int, int]] = field(default_factory=set)  # (person, role) ever granted (effects)
 
 
@@ -69,7 +71,7 @@ def setup(platform: Platform) -> list[Intent]:
             out.append(Intent(_at(day, 2), "PutRolePolicy", {"project": project, "role": role, "tables": allowed,
                                                             "actor": admin}))
     for table in own_tables(platform):
-        out.append(Intent(_at(day, 3), "CreateTable", {"table": table.index, "actor": table.owner}))
+        out += ddl(platform, "CreateTable", table.index, _at(day, 3), table.owner, schema.ddl(table))
         out.append(Intent(_at(day, 4), "dh_owner", {"table": table.index, "person": table.owner, "op": "ADD"}))
         out.append(Intent(_at(day, 4), "dh_domain", {"table": table.index}))
         if table.pii:
@@ -110,13 +112,43 @@ def planted_setup(platform: Platform) -> list[Intent]:
     day = platform.day(0)
     out: list[Intent] = []
     for table in (t for t in platform.tables if t.planted):
-        out.append(Intent(_at(day, 3), "CreateTable", {"table": table.index, "actor": table.owner}))
+        out += ddl(platform, "CreateTable", table.index, _at(day, 3), table.owner, schema.ddl(table))
         out.append(Intent(_at(day, 4), "dh_owner", {"table": table.index, "person": table.owner, "op": "ADD"}))
         out.append(Intent(_at(day, 4), "dh_domain", {"table": table.index}))
     for n, node in enumerate(platform.nodes):
         if node.planted:
             out.append(Intent(_at(day, 6), "node-change-created", {"node": n, "actor": node.owner}))
     return out
+
+
+DDL_KINDS = ("ddl-start", "ddl-end")
+"""The InsertJob and JobChange of the statement behind a CreateTable or ChangeTable."""
+
+
+def ddl(platform: Platform, kind: str, table: int, moment: datetime, actor: int, sql: str) -> list[Intent]:
+    """A CreateTable / ChangeTable and the job that ran its statement (the event's CorrelationId,
+    Source INSTANCE): the job's SQL states the columns, which ActionTrail's table events do not."""
+    job = f"{moment:%Y%m%d%H%M%S}{table % 1000:03d}0d{table:06d}"
+    args = {"table": table, "actor": actor, "job": job, "sql": sql}
+    return [Intent(moment - timedelta(seconds=20), "ddl-start", args), Intent(moment, kind, args),
+            Intent(moment + timedelta(seconds=5), "ddl-end", args)]
+
+
+def removable(platform: Platform, state: State, table: int) -> str | None:
+    """The field a removal takes: the table's own column that most of its SQL readers read and
+    not all of them (so that column-precise impact is narrower than the table's), not yet removed."""
+    spec = platform.table(table)
+    prefix = schema.column_id(spec.id, "")
+    readers = [n for n in platform.nodes if table in n.inputs and n.kind in sqltext.TEMPLATES and n.kind != "variable"]
+    read: Counter[str] = Counter()
+    for node in readers:
+        found = sqltext.script(platform, node)
+        read.update({src[len(prefix):] for src, _, q in found.pairs if q == "direct" and src.startswith(prefix)}
+                    if found else ())
+    names = [n for n, _ in schema.columns(spec)[len(schema.BASE):] if (table, n) not in state.removed]
+    if not names:
+        return None
+    return max(names, key=lambda n: (0 < read[n] < len(readers), read[n], -names.index(n)))
 
 
 def _rule_id(table: int, n: int) -> int:
@@ -338,14 +370,19 @@ def _changes(platform: Platform, state: State, rng: random.Random, day: datetime
 
     for table in rng.sample(live, max(1, n // 80)):
         owner = _owner_of(platform, table)
-        out.append(Intent(when(), "ChangeTable", {"table": table, "actor": owner}))
+        out += _add_column(platform, table, when(), owner, f"col_{day:%m%d}_{table}")
         out.append(Intent(when(), "dh_schema", {"table": table, "field": f"col_{day:%m%d}_{table}", "op": "ADD",
                                                "person": owner}))
     for table in rng.sample(live, max(1, n // 150)):
-        out.append(Intent(when(), "dh_schema", {"table": table, "field": "gmt_modified", "op": "REMOVE",
-                                               "person": _owner_of(platform, table)}))
-    # the hub's schema changes every week: the demo's biggest blast radius
-    out.append(Intent(when(), "ChangeTable", {"table": hub_index, "actor": _owner_of(platform, hub_index)}))
+        out += _remove(platform, state, table, when())
+    # the hub's schema changes every week: the demo's biggest blast radius; its first release
+    # also removes a field some of its readers read
+    moment, owner = when(), _owner_of(platform, hub_index)
+    out += _add_column(platform, hub_index, moment, owner, f"col_{day:%m%d}_{hub_index}")
+    out.append(Intent(moment, "dh_schema", {"table": hub_index, "field": f"col_{day:%m%d}_{hub_index}", "op": "ADD",
+                                            "person": owner}))
+    if not any(t == hub_index for t, _ in state.removed):
+        out += _remove(platform, state, hub_index, moment + timedelta(minutes=1))
     fresh = [t for t in live if t not in state.deprecated]
     for table in rng.sample(fresh, min(len(fresh), max(1, n // 200))):
         state.deprecated.add(table)
@@ -372,6 +409,21 @@ def _changes(platform: Platform, state: State, rng: random.Random, day: datetime
         out.append(Intent(when(), "dh_owner", {"table": table, "person": old, "op": "REMOVE"}))
         out.append(Intent(when(), "dh_owner", {"table": table, "person": new, "op": "ADD"}))
     return out
+
+
+def _add_column(platform: Platform, table: int, moment: datetime, owner: int, name: str) -> list[Intent]:
+    sql = f"ALTER TABLE {platform.table(table).qualified} ADD COLUMNS ({name} STRING);\n"
+    return ddl(platform, "ChangeTable", table, moment, owner, sql)
+
+
+def _remove(platform: Platform, state: State, table: int, moment: datetime) -> list[Intent]:
+    """A field removal, as DataHub reports it (ActionTrail's ChangeTable has no dropped-column kind)."""
+    name = removable(platform, state, table)
+    if name is None:
+        return []
+    state.removed.add((table, name))
+    return [Intent(moment, "dh_schema", {"table": table, "field": name, "op": "REMOVE",
+                                         "person": _owner_of(platform, table)})]
 
 
 def _add_input(platform: Platform, state: State, rng: random.Random, n: int) -> None:

@@ -12,8 +12,10 @@ move no data or only change the schema (``ADD JAR``, ``MSCK REPAIR``, ``DESC``, 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from lineage import ids
+from lineage.generate import projection, schema
 from lineage.generate.model import NodeSpec, Platform
 
 BIZDATE = "'${bizdate}'"
@@ -63,89 +65,144 @@ def _joins(platform: Platform, inputs: tuple[int, ...], first: str = "t0", lake:
     return "\n  ".join(parts)
 
 
-def _columns(inputs: tuple[int, ...]) -> str:
-    cols = ["t0.id", "t0.gmt_modified"]
-    cols += [f"t{n}.amount AS amount_{n}" for n in range(1, len(inputs))]
-    return ", ".join(cols)
+@dataclass(frozen=True)
+class Script:
+    """A node's daily SQL and what it truly does at column level (from the template):
+    ``pairs`` (source column, target column, qualifier), ``made`` (table id, column, type) for the
+    columns the script itself creates or adds (a staging table's, the ``etl_batch`` epilogue's)."""
+
+    sql: str
+    pairs: frozenset[tuple[str, str, str]] = frozenset()
+    made: tuple[tuple[str, str, str], ...] = ()
 
 
 def _target(platform: Platform, node: NodeSpec, which: int = 0) -> str:
     return _q(platform, node.targets[which])
 
 
-def _insert(platform: Platform, node: NodeSpec) -> str:
-    target, how = _target(platform, node), style(node)
-    query = f"SELECT {_columns(node.inputs)}\nFROM {_joins(platform, node.inputs, lake=node.lake_reads)}\nWHERE t0.ds = {BIZDATE}"
+def _flat(platform: Platform, node: NodeSpec, target: int) -> tuple[list[projection.Item], projection.Sources, str]:
+    """The target's columns selected over the node's joined inputs: (items, wide, the query)."""
+    inputs = projection.Inputs(platform, node.inputs)
+    items = [projection.flat(inputs, n, k) for n, k in schema.columns(platform.table(target))]
+    query = (f"SELECT {', '.join(i.sql for i in items)}\nFROM {_joins(platform, node.inputs, lake=node.lake_reads)}\n"
+             f"WHERE t0.ds = {BIZDATE}")
+    return items, projection.flat_wide(inputs, node.lake_reads), query
+
+
+def _insert(platform: Platform, node: NodeSpec) -> Script:
+    target, how, table = _target(platform, node), style(node), platform.table(node.targets[0])
+    items, wide, query = _flat(platform, node, node.targets[0])
+    names = [i.name for i in items]
+    pairs = projection.pairs(table.id, items, wide)
+    if how in ("merge", "update_join"):  # the target's own key and partition shape what they assign
+        wide = wide | projection.shaping({ids.column(table.id, "id"), ids.column(table.id, "ds"),
+                                          ids.column(platform.table(node.inputs[0]).id, "id")})
     if how == "merge":
         work = (f"MERGE INTO {target} t USING (\n{query}\n) s\nON t.id = s.id AND t.ds = {BIZDATE}\n"
-                f"WHEN MATCHED THEN UPDATE SET t.gmt_modified = s.gmt_modified\n"
-                f"WHEN NOT MATCHED THEN INSERT VALUES (s.id, s.gmt_modified, {BIZDATE});\n")
+                f"WHEN MATCHED THEN UPDATE SET {', '.join(f't.{n} = s.{n}' for n in names[1:])}\n"
+                f"WHEN NOT MATCHED THEN INSERT ({', '.join(names)}, ds) "
+                f"VALUES ({', '.join(f's.{n}' for n in names)}, {BIZDATE});\n")
+        pairs = projection.pairs(table.id, items + [projection.Item("ds", BIZDATE, frozenset())], wide)
     elif how == "update_join":
-        work = (f"UPDATE {target} t SET gmt_modified = s.gmt_modified\nFROM (\n{query}\n) s\n"
+        work = (f"UPDATE {target} t SET {', '.join(f'{n} = s.{n}' for n in names[1:])}\nFROM (\n{query}\n) s\n"
                 f"WHERE t.id = s.id AND t.ds = {BIZDATE};\n")
+        pairs = projection.pairs(table.id, items[1:], wide)
     elif how == "dynamic":
         work = (f"INSERT OVERWRITE TABLE {target} PARTITION (ds)\n"
-                f"SELECT {_columns(node.inputs)}, t0.ds\nFROM {_joins(platform, node.inputs, lake=node.lake_reads)}\nWHERE t0.ds = {BIZDATE};\n")
+                f"SELECT {', '.join(i.sql for i in items)}, t0.ds\n"
+                f"FROM {_joins(platform, node.inputs, lake=node.lake_reads)}\nWHERE t0.ds = {BIZDATE};\n")
+        first = projection.Inputs(platform, node.inputs[:1])
+        pairs = projection.pairs(table.id, items + [projection.Item("ds", "t0.ds", first.one(0, "ds"))], wide)
     else:
         work = f"INSERT OVERWRITE TABLE {target} PARTITION (ds={BIZDATE})\n{query};\n"
     if how == "unload":
-        table = platform.table(node.targets[0])
         work += (f"UNLOAD FROM (SELECT * FROM {target} WHERE ds = {BIZDATE})\n"
                  f"INTO LOCATION '{EXPORT_URI.format(project=table.project, table=table.name)}'\nSTORED AS PARQUET;\n")
-    return f"SET odps.sql.allow.fullscan=true;\n{work}"
+    return Script(f"SET odps.sql.allow.fullscan=true;\n{work}", frozenset(pairs))
 
 
-def _cte(platform: Platform, node: NodeSpec) -> str:
+def _cte(platform: Platform, node: NodeSpec) -> Script:
     first, rest = node.inputs[0], node.inputs[1:]
+    inputs = projection.Inputs(platform, node.inputs)
+    lake = style(node) == "lake"
+    table = platform.table(node.targets[0])
+    made = [projection.grouped(inputs, n, k, " * ref.rate" if lake else "") for n, k in schema.columns(table)]
+    items, keys = [item for item, _ in made], [item for item, key in made if key]
+    own = [n for n in (i.name for i in keys) if n != "id"]  # t0's extra columns carried through base
     joined = "".join(f"\n  LEFT JOIN {_q(platform, i)} t{n} ON b.id = t{n}.id" for n, i in enumerate(rest, start=1))
-    if style(node) == "lake":
+    if lake:
         joined += f"\n  LEFT JOIN parquet.`{LAKE_URI.format(name=lake_dataset(node))}` ref ON b.id = ref.id"
-    return (f"WITH base AS (\n  SELECT id, gmt_modified, amount FROM {_q(platform, first)} WHERE ds = {BIZDATE}\n),\n"
-            f"enriched AS (\n  SELECT b.id, b.gmt_modified, SUM(b.amount) AS amount FROM base b{joined}\n"
-            f"  GROUP BY b.id, b.gmt_modified\n)\n"
-            f"INSERT OVERWRITE TABLE {_target(platform, node)} PARTITION (ds={BIZDATE})\n"
-            f"SELECT id, gmt_modified, amount FROM enriched;\n")
+    base = ", ".join(["id", "gmt_modified", "amount", *own])
+    sql = (f"WITH base AS (\n  SELECT {base},\n    ROW_NUMBER() OVER (PARTITION BY id ORDER BY gmt_modified DESC) AS rn\n"
+           f"  FROM {_q(platform, first)} WHERE ds = {BIZDATE}\n),\n"
+           f"enriched AS (\n  SELECT {', '.join(i.sql for i in items)}\n  FROM base b{joined}\n"
+           f"  WHERE b.rn = 1\n  GROUP BY {', '.join(i.sql for i in keys)}\n)\n"
+           f"INSERT OVERWRITE TABLE {_target(platform, node)} PARTITION (ds={BIZDATE})\n"
+           f"SELECT * FROM enriched;\n")
+    return Script(sql, frozenset(projection.pairs(table.id, items, projection.grouped_wide(inputs, keys))))
 
 
 def temp_table(platform: Platform, node: NodeSpec) -> str:
     return f"{platform.table(node.targets[0]).project}.{node.temp}"
 
 
-def _ctas(platform: Platform, node: NodeSpec) -> str:
+def _ctas(platform: Platform, node: NodeSpec) -> Script:
     temp, target, how = temp_table(platform, node), _target(platform, node), style(node)
-    query = f"SELECT {_columns(node.inputs)}\nFROM {_joins(platform, node.inputs, lake=node.lake_reads)}\nWHERE t0.ds = {BIZDATE}"
+    table = platform.table(node.targets[0])
+    temp_id = ids.table_from_qualified(temp, None)
+    items, wide, query = _flat(platform, node, node.targets[0])
+    names = [i.name for i in items]
+    pairs = projection.pairs(temp_id, items, wide)
+    cols = schema.columns(table)
+    made = [(temp_id, n, k) for n, k in cols]
     if how == "exchange":  # build the partition aside, then swap it in
-        return (f"CREATE TABLE IF NOT EXISTS {temp} (id BIGINT, gmt_modified DATETIME, cnt BIGINT)\n"
-                f"PARTITIONED BY (ds STRING) LIFECYCLE 1;\n"
-                f"INSERT OVERWRITE TABLE {temp} PARTITION (ds={BIZDATE})\n"
-                f"SELECT t0.id, t0.gmt_modified, COUNT(1) AS cnt\nFROM {_joins(platform, node.inputs, lake=node.lake_reads)}\n"
-                f"WHERE t0.ds = {BIZDATE}\nGROUP BY t0.id, t0.gmt_modified;\n"
-                f"ALTER TABLE {target} EXCHANGE PARTITION (ds={BIZDATE}) WITH TABLE {temp};\n")
+        sql = (f"CREATE TABLE IF NOT EXISTS {temp} ({schema.typed(cols)})\n"
+               f"PARTITIONED BY (ds STRING) LIFECYCLE 1;\n"
+               f"INSERT OVERWRITE TABLE {temp} PARTITION (ds={BIZDATE})\n{query};\n"
+               f"ALTER TABLE {target} EXCHANGE PARTITION (ds={BIZDATE}) WITH TABLE {temp};\n")
+        made.append((temp_id, *schema.PARTITION))
+        return Script(sql, frozenset(pairs | projection.identity(temp_id, table.id, names + ["ds"])), tuple(made))
     if how == "clone":
-        return (f"DROP TABLE IF EXISTS {temp};\nCREATE TABLE {temp} LIFECYCLE 1 AS\n{query};\n"
-                f"CLONE TABLE {temp} TO {target} IF EXISTS OVERWRITE;\n")
-    return (f"DROP TABLE IF EXISTS {temp};\n"
-            f"CREATE TABLE {temp} LIFECYCLE 1 AS\n{query};\n"
-            f"INSERT OVERWRITE TABLE {target} PARTITION (ds={BIZDATE})\n"
-            f"SELECT id, gmt_modified, COUNT(1) AS cnt FROM {temp} GROUP BY id, gmt_modified;\n")
+        sql = (f"DROP TABLE IF EXISTS {temp};\nCREATE TABLE {temp} LIFECYCLE 1 AS\n{query};\n"
+               f"CLONE TABLE {temp} TO {target} IF EXISTS OVERWRITE;\n")
+    else:
+        sql = (f"DROP TABLE IF EXISTS {temp};\n"
+               f"CREATE TABLE {temp} LIFECYCLE 1 AS\n{query};\n"
+               f"INSERT OVERWRITE TABLE {target} PARTITION (ds={BIZDATE})\n"
+               f"SELECT * FROM {temp};\n")
+    return Script(sql, frozenset(pairs | projection.identity(temp_id, table.id, names)), tuple(made))
 
 
-def _multi(platform: Platform, node: NodeSpec) -> str:
-    return (f"FROM (\n  SELECT {_columns(node.inputs)}\n  FROM {_joins(platform, node.inputs, lake=node.lake_reads)}\n"
-            f"  WHERE t0.ds = {BIZDATE}\n) src\n"
-            f"INSERT OVERWRITE TABLE {_target(platform, node, 0)} PARTITION (ds={BIZDATE})\n"
-            f"  SELECT id, gmt_modified\n"
-            f"INSERT OVERWRITE TABLE {_target(platform, node, 1)} PARTITION (ds={BIZDATE})\n"
-            f"  SELECT id, COUNT(1) GROUP BY id;\n")
+def _multi(platform: Platform, node: NodeSpec) -> Script:
+    """One scan, two targets: the first as selected, the second rolled up by id."""
+    first, second = (platform.table(t) for t in node.targets[:2])
+    inputs = projection.Inputs(platform, node.inputs)
+    wanted = dict(schema.columns(first))
+    wanted.update((n, k) for n, k in schema.columns(second) if n not in wanted)
+    src = {n: projection.flat(inputs, n, k) for n, k in wanted.items()}
+    wide = projection.flat_wide(inputs, node.lake_reads)
+    rolled = [projection.rollup(src, n, k) for n, k in schema.columns(second)]
+    keys = [item for item, key in rolled if key]
+    firsts = [projection.Item(n, n, src[n].sources) for n, _ in schema.columns(first)]
+    sql = (f"FROM (\n  SELECT {', '.join(i.sql for i in src.values())}\n"
+           f"  FROM {_joins(platform, node.inputs, lake=node.lake_reads)}\n"
+           f"  WHERE t0.ds = {BIZDATE}\n) src\n"
+           f"INSERT OVERWRITE TABLE {first.qualified} PARTITION (ds={BIZDATE})\n"
+           f"  SELECT {', '.join(i.sql for i in firsts)}\n"
+           f"INSERT OVERWRITE TABLE {second.qualified} PARTITION (ds={BIZDATE})\n"
+           f"  SELECT {', '.join(i.sql for i, _ in rolled)} GROUP BY {', '.join(k.sql for k in keys)};\n")
+    grouping = wide | projection.shaping({c for k in keys for c, _ in k.sources})
+    pairs = projection.pairs(first.id, firsts, wide) | projection.pairs(second.id, [i for i, _ in rolled], grouping)
+    return Script(sql, frozenset(pairs))
 
 
-def _variable(platform: Platform, node: NodeSpec) -> str:
+def _variable(platform: Platform, node: NodeSpec) -> Script:
     project = platform.table(node.targets[0]).project
-    return (f"INSERT OVERWRITE TABLE {project}.${{target_table}} PARTITION (ds={BIZDATE})\n"
-            f"SELECT * FROM {_q(platform, node.inputs[0])} WHERE ds = {BIZDATE};\n")
+    return Script(f"INSERT OVERWRITE TABLE {project}.${{target_table}} PARTITION (ds={BIZDATE})\n"
+                  f"SELECT * FROM {_q(platform, node.inputs[0])} WHERE ds = {BIZDATE};\n")
 
 
-TEMPLATES: dict[str, Callable[[Platform, NodeSpec], str]] = {
+TEMPLATES: dict[str, Callable[[Platform, NodeSpec], Script]] = {
     "insert": _insert, "cte": _cte, "ctas": _ctas, "multi": _multi, "variable": _variable,
 }
 """SQL kinds -> renderer. ``nosql`` nodes run MapReduce/Spark: no SQL text at all."""
@@ -153,16 +210,31 @@ LINEAGE_FROM = {"insert": "sql", "cte": "sql", "ctas": "sql", "multi": "sql", "v
 """Where ``build`` can learn a kind's lineage: its SQL, its read/write audit events, or nowhere."""
 
 
-def sql(platform: Platform, node: NodeSpec) -> str | None:
+def script(platform: Platform, node: NodeSpec) -> Script | None:
+    """The node's script as of its current inputs (rendered once per inputs: a run renders it daily)."""
     render = TEMPLATES.get(node.kind)
     if not render or not node.inputs:
         return None
+    key = (node.node_id, node.inputs, node.lake_reads)
+    if key not in platform.scripts:
+        platform.scripts[key] = _script(platform, node, render)
+    return platform.scripts[key]
+
+
+def _script(platform: Platform, node: NodeSpec, render: Callable[[Platform, NodeSpec], Script]) -> Script:
+    done = render(platform, node)
     if node.kind == "variable":
-        return f"{HEADER}{render(platform, node)}"
+        return Script(f"{HEADER}{done.sql}")  # a table name nobody can resolve: no column truth either
     table = platform.table(node.targets[0])
     fill = {"input": _q(platform, node.inputs[0]), "target": table.qualified, "project": table.project}
-    return (f"{HEADER}{PREAMBLES[node.preamble].format(**fill)}{render(platform, node)}"
-            f"{EPILOGUES[node.epilogue].format(**fill)}")
+    made = done.made + (((table.id, *schema.ETL_BATCH),) if node.epilogue == "add_columns" else ())
+    return Script(f"{HEADER}{PREAMBLES[node.preamble].format(**fill)}{done.sql}"
+                  f"{EPILOGUES[node.epilogue].format(**fill)}", done.pairs, made)
+
+
+def sql(platform: Platform, node: NodeSpec) -> str | None:
+    found = script(platform, node)
+    return found.sql if found else None
 
 
 def truth(platform: Platform, node: NodeSpec) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -9,6 +9,8 @@
 | ``access.csv`` | grant-churn event: time, kind, source, principal, table, ok, expires |
 | ``changes.csv`` | change event: time, kind, entity |
 | ``feeds.csv`` | expected FEEDS edge: src, dst (from every finished job whose lineage is sql or audit, and every COMPLETE Spark run) |
+| ``columns.csv`` | column: table_id, column_id, type (as the DDL states it), valid_from, valid_to (empty: still there): every table's columns from the job behind its CreateTable, those a ChangeTable adds, a staging table's and the ``etl_batch`` epilogue's from the first finished run; closed by a DataHub field removal or DropTable |
+| ``column_feeds.csv`` | expected column FEEDS: src, dst, qualifier (direct, indirect), nodes (the DataWorks nodes whose finished SQL runs give the pair), first_seen (the first such run's end), from the templates (``generate.projection``); none from variable-named or non-SQL jobs |
 | ``openlineage.csv`` | Spark run reported as OpenLineage events (``--openlineage-share``): run_id, job_id, day, status (complete, fail), ended, reads, writes |
 | ``effects.json`` | planted access change (``effects``): its ``change`` (entity_id, time, kind, action), ``effect`` (restricts, exposes), ``sensitive``, the principals ``gained``/``lost``, the nodes that ``may_fail`` (read the table within ``lookback_days`` before a revoke of their owner) |
 | ``hygiene.json`` | what ``lineage hygiene`` must find as of ``as_of`` (the day after the last) with a window of at least ``days``: the ``planted`` pipelines (``model.PLANTED``: unused tables, cycles, islands), every ``unused`` table (written by a finished job, or a non-SQL job's ChangeTableData, and never read by a finished job, a non-SQL job's ReadTableData or a download; not dropped), every ``cycle`` (the planted ones and each table a finished job reads and writes: a self-loop) |
@@ -29,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from lineage import ids
-from lineage.generate import effects, sqltext
+from lineage.generate import effects, schema, sqltext
 from lineage.generate.model import Intent, Platform
 from lineage.generate.plan import Day
 
@@ -88,6 +90,10 @@ class Truth:
         self.read_at: dict[tuple[int, str], datetime] = {}  # (node, dataset) -> its last finished SQL read
         self.effects: list[dict[str, Any]] = []  # effects.json: the planted access changes
         self.spark_rows: Any = None  # openlineage.csv's writer, opened by the first Spark run
+        self.columns: dict[str, dict[str, list[str]]] = {}  # table -> column -> [type, valid_from, valid_to]
+        self.column_feeds: dict[tuple[str, str, str], set[str]] = {}  # (src, dst, qualifier) -> node ids
+        self.column_since: dict[tuple[str, str, str], str] = {}  # the pair's first finished run
+        self.scripts_ran: set[int] = set()  # sqltext.Script objects (cached per node and inputs) recorded
 
     def day(self, day: Day) -> None:
         platform = self.platform
@@ -110,6 +116,7 @@ class Truth:
                     self.read.update(reads)
                 if lineage == "sql" and run.ok:
                     self.read_at.update(((node_day.node, r), run.end.replace(microsecond=0)) for r in reads)
+                    self.script_ran(node, _iso(run.end))
             self.writers["instances"].writerow((ids.dataworks("Instance", node_day.task_id), node.id,
                                                 f"{day.date:%Y-%m-%d}", "success" if node_day.ok else "failure",
                                                 _iso(node_day.runs[-1].end), len(node_day.runs),
@@ -120,8 +127,50 @@ class Truth:
         for intent in day.intents:
             self.intent(intent)
 
+    def script_ran(self, node: Any, when: str) -> None:
+        """A finished SQL run: its column pairs, and the columns its script creates (from the template)."""
+        script = sqltext.script(self.platform, node)
+        if script is None or id(script) in self.scripts_ran:  # its pairs and columns are already in
+            return
+        self.scripts_ran.add(id(script))
+        for pair in script.pairs:
+            self.column_feeds.setdefault(pair, set()).add(node.id)
+            self.column_since.setdefault(pair, when)
+        for table, name, kind in script.made:
+            self.open_column(table, name, kind, when)
+
+    def open_column(self, table: str, name: str, kind: str, when: str) -> None:
+        columns, column = self.columns.setdefault(table, {}), schema.column_id(table, name)
+        if column not in columns or columns[column][2]:
+            columns[column] = [kind, when, ""]
+
+    def close_columns(self, table: str, when: str, name: str | None = None) -> None:
+        for column, row in self.columns.get(table, {}).items():
+            if not row[2] and (name is None or column == schema.column_id(table, name)):
+                row[2] = when
+
+    def ddl(self, intent: Intent) -> None:
+        """The job behind a CreateTable / ChangeTable: a finished SQL job; CREATE TABLE writes the table."""
+        table, when = self.platform.table(intent.args["table"]), _iso(intent.time)
+        created = intent.args["sql"].startswith("CREATE")
+        writes = table.id if created else ""
+        self.writers["jobs"].writerow((job_id(intent.args["job"]), "", "", f"{intent.time:%Y-%m-%d}", "finished",
+                                       when, "", "", "sql", "", writes))
+        self.stats["jobs"] += 1
+        self.stats["finished_jobs"] += 1
+        if created:
+            self.written.add(table.id)
+            for name, kind in schema.columns(table) + (schema.PARTITION,):
+                self.open_column(table.id, name, kind, when)
+        else:  # ALTER TABLE ... ADD COLUMNS (<name> STRING)
+            self.open_column(table.id, intent.args["sql"].split("(")[1].split()[0], "STRING", when)
+
     def intent(self, intent: Intent) -> None:
         platform, args, when = self.platform, intent.args, _iso(intent.time)
+        if intent.kind == "ddl-end":
+            self.ddl(intent)
+        if intent.kind == "dh_schema" and args["op"] == "REMOVE":
+            self.close_columns(platform.table(args["table"]).id, when, args["field"])
         if intent.kind in ACCESS_KINDS:
             person = platform.guests[args["guest"]] if "guest" in args else platform.people[args["person"]]
             table = platform.table(args["table"]).id if "table" in args else ids.role(*platform.roles[args["role"]][:2])
@@ -145,6 +194,7 @@ class Truth:
             self.stats["changes"] += 1
             if intent.kind == "DropTable":
                 self.dropped[args["table"]] = when
+                self.close_columns(platform.table(args["table"]).id, when)
             elif intent.kind == "dh_deprecation":
                 self.deprecated[args["table"]] = when
             elif intent.kind == "node-change-deleted":
@@ -207,6 +257,16 @@ class Truth:
             writer = csv.writer(handle)
             writer.writerow(("src", "dst"))
             writer.writerows(sorted(self.feeds))
+        with open(self.dir / "columns.csv", "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(("table_id", "column_id", "type", "valid_from", "valid_to"))
+            writer.writerows((table, column, *row) for table, columns in sorted(self.columns.items())
+                             for column, row in sorted(columns.items()))
+        with open(self.dir / "column_feeds.csv", "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(("src", "dst", "qualifier", "nodes", "first_seen"))
+            writer.writerows((*pair, _join(sorted(nodes)), self.column_since[pair])
+                             for pair, nodes in sorted(self.column_feeds.items()))
         with open(self.dir / "people.csv", "w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(("user_id", "kind", "names"))
