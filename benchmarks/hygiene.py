@@ -49,7 +49,8 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=7)
     args = parser.parse_args()
 
-    from lineage.analysis.hygiene import components, dataset_graph, hygiene, moment_of
+    from lineage.analysis.api import hygiene
+    from lineage.analysis.hygiene import components, dataset_graph, moment_of
     from lineage.graph.api import load_rows
 
     warehouse = args.warehouse or build_platform(Path(tempfile.mkdtemp(prefix="hygiene-bench-")), args.tables,

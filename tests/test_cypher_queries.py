@@ -445,7 +445,7 @@ def check_downstream(server, warehouse, table: str, as_of: str) -> list[dict[str
 
 
 def check_upstream(server, warehouse, table: str, as_of: str) -> list[dict[str, Any]]:
-    from lineage.analysis.engine import open_engine
+    from lineage.analysis.engines import open_engine
     from lineage.analysis.rules import UPSTREAM_RULES
     from lineage.graph.api import exists_at, load_rows, to_time, valid_at
 
@@ -744,8 +744,8 @@ def _change(warehouse, kind: str, entity: str) -> dict[str, Any]:
 def failing_expected(warehouse, change: dict[str, Any]) -> set[tuple[str, str, int]]:
     """(instance, node, distance) of failed instances of the nodes the change impacts (our engine,
     on the graph one instant before the change, as blast radius takes it)."""
-    from lineage.analysis.blast import BEFORE
-    from lineage.analysis.engine import open_engine
+    from lineage.analysis.engine import BEFORE
+    from lineage.analysis.engines import open_engine
     from lineage.graph.api import load_rows
 
     vertices, edges = load_rows(warehouse)

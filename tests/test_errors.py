@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 from click.testing import CliRunner
 
-from lineage.analysis.api import UnknownIds
+from lineage.analysis.engine import UnknownIds
 from lineage.cli import main
 from lineage.errors import LineageError, SettingsError, SetupError, UsageError
 from lineage.export.neo4j import ExportError, ExportInterrupted, Target

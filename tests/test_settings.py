@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from lineage import spark as factory
-from lineage.analysis.engine import local_max_edges
+from lineage.analysis.engines import local_max_edges
 from lineage.cli import main
 from lineage.errors import SettingsError, UsageError
 from lineage.settings import Settings, current, running

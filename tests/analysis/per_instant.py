@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator,
 
 import networkx as nx
 
-from lineage.analysis.blast import BEFORE, ChangeImpact, score
-from lineage.analysis.engine import Affected, check_depth, directions
+from lineage.analysis.blast import ChangeImpact, score
+from lineage.analysis.engine import BEFORE, Affected, check_depth, directions
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 
 if TYPE_CHECKING:

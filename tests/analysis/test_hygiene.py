@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lineage.analysis.hygiene import SCORE_TOLERANCE, hygiene
+from lineage.analysis.api import hygiene
+from lineage.analysis.hygiene import SCORE_TOLERANCE
 
 T = datetime(2024, 7, 31, tzinfo=timezone.utc)
 DAY = timedelta(days=1)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lineage.analysis.engine import GIB, Budget, Question, choose
+from lineage.analysis.engines import GIB, Budget, Question, choose
 
 LINEAGE = str(Path(sys.executable).parent / "lineage")
 ENDS_WITHIN = 600  # seconds: a run that has not ended by then is the hang this guards against

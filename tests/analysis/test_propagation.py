@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from lineage.analysis.propagation import Sensitivity, exposure, propagate
+from lineage.analysis.propagation import exposure, propagate
+from lineage.analysis.sensitivity import Sensitivity
 
 
 def day(n: int) -> datetime:

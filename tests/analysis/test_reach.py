@@ -25,7 +25,8 @@ from typing import Any
 import networkx as nx
 import pytest
 
-from lineage.analysis.engine import Affected, open_engine
+from lineage.analysis.engine import Affected
+from lineage.analysis.engines import open_engine
 from lineage.analysis.local import LocalEngine, valid_at
 from lineage.analysis.rules import (
     FORWARD,
@@ -417,7 +418,7 @@ def test_the_local_engine_needs_no_jvm(tmp_path):
     write_graph(tmp_path)
     script = (
         "import sys\n"
-        "from lineage.analysis.engine import open_engine\n"
+        "from lineage.analysis.engines import open_engine\n"
         f"e = open_engine({str(tmp_path)!r}, engine='auto', as_of='2024-07-06')\n"
         f"print(e.name, len(e.reach([{SRC!r}])), 'pyspark' in sys.modules, 'py4j' in sys.modules)\n"
     )

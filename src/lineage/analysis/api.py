@@ -14,19 +14,30 @@ from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
 from lineage.analysis import access as access_analysis
 from lineage.analysis import columns
+from lineage.analysis import hygiene as hygiene_analysis
 from lineage.analysis import propagation
-from lineage.analysis.blast import ChangeImpact, Traversal, blast_radius, blast_stream
-from lineage.analysis.engine import Affected, Question, choose_engine, open_engine
+from lineage.analysis.blast import ChangeImpact, blast_radius, blast_stream
+from lineage.analysis.engine import Affected, Traversal, UnknownIds
+from lineage.analysis.engines import Question, choose_engine, open_engine, traversal
+from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, Hygiene
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
-from lineage.errors import UsageError
 from lineage.graph.api import change_rows, load_rows, to_time
+
+# views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
+from lineage.analysis.views import (  # noqa: F401
+    STRUCTURAL,
+    central_tables,
+    feeds_neighbourhood,
+    grant_timeline,
+    impact_subgraph,
+    lineage_diff,
+    people_to_tell,
+    tagged,
+    time_span,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-
-class UnknownIds(UsageError):
-    """Ids that are not vertices of the graph at that time (a usage error)."""
 
 
 @dataclass(frozen=True)
@@ -164,19 +175,6 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
     return propagation.exposure(vertices, edges, as_of=moment, **kwargs)
 
 
-def traversal(warehouse: str | Path, engine: str = "auto", spark: "SparkSession | None" = None,
-              question: Question | None = None) -> Traversal:
-    """The one temporal traversal of ``engine`` over the warehouse's whole history, loaded once;
-    ``auto`` chooses by what ``question`` will cost (``engine.choose``)."""
-    if choose_engine(warehouse, engine, question) == "local":
-        from lineage.analysis.temporal import TemporalGraph
-
-        return TemporalGraph.from_warehouse(warehouse)
-    from lineage.analysis.spark_temporal import SparkTraversal
-
-    return SparkTraversal.from_warehouse(warehouse, spark)
-
-
 def blast(
     warehouse: str | Path,
     *,
@@ -223,16 +221,23 @@ def window_question(changes: Sequence[Any], kept: int | None) -> Question:
     return Question(breaks=breaks, changes=len(changes), kept=kept)
 
 
-# views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
-from lineage.analysis.views import (  # noqa: E402,F401
-    STRUCTURAL,
-    blast_of,
-    central_tables,
-    feeds_neighbourhood,
-    grant_timeline,
-    impact_subgraph,
-    lineage_diff,
-    people_to_tell,
-    tagged,
-    time_span,
-)
+def blast_of(warehouse: str | Path, *, since: Any = None, until: Any = None,
+             kinds: Any = STRUCTURAL, engine: str = "auto") -> list[Any]:
+    """:func:`blast` for the changes of some kinds only (default: structural ones), so that a
+    notebook about change impact is not drowned in a week's permission and owner changes."""
+    return blast(warehouse, since=since, until=until, engine=engine, kinds=kinds)
+
+
+def hygiene(warehouse: str | Path, *, as_of: Any = None, unused_days: int = DEFAULT_UNUSED_DAYS, engine: str = "auto",
+            top: int = DEFAULT_TOP, spark: "SparkSession | None" = None) -> Hygiene:
+    """Platform hygiene of a warehouse as of ``as_of`` (default now) on the chosen engine
+    (``lineage.analysis.hygiene`` defines it; ``spark_hygiene`` is its GraphFrames twin)."""
+    if unused_days < 1:
+        raise ValueError(f"unused_days must be >= 1, not {unused_days}")
+    moment = hygiene_analysis.moment_of(as_of)
+    if choose_engine(warehouse, engine) == "spark":
+        from lineage.analysis.spark_hygiene import spark_hygiene
+
+        return spark_hygiene(warehouse, moment, unused_days=unused_days, top=top, spark=spark)
+    vertices, edges = load_rows(warehouse, moment)
+    return hygiene_analysis.local_hygiene(vertices, edges, moment, unused_days=unused_days, top=top)

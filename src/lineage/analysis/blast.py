@@ -2,10 +2,11 @@
 
 Each change is evaluated on the graph as it was one instant before it happened (a dropped
 table is still there, with its readers and grants), following the impact rules. All changes
-are answered by **one temporal traversal** (:class:`Traversal`: ``lineage.analysis.temporal``
-on ``local``, ``lineage.analysis.spark_temporal`` on ``spark``): the graph is loaded once and
-each change's walk tests every step's validity interval against its own instant, instead of
-building the graph again per instant.
+are answered by **one temporal traversal** (``lineage.analysis.engine.Traversal``:
+``lineage.analysis.temporal`` on ``local``, ``lineage.analysis.spark_temporal`` on ``spark``;
+the caller opens it, ``lineage.analysis.engines.traversal``): the graph is loaded once and each
+change's walk tests every step's validity interval against its own instant, instead of building
+the graph again per instant.
 
 Each change reaches people its own way (``lineage.analysis.rules.CHANGE_EFFECTS``, answered by
 ``lineage.analysis.effects``): only a *break* walks downstream; an *exposure* reaches the
@@ -40,14 +41,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sequence
+from datetime import datetime
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from lineage.analysis import effects as effects_of
-from lineage.analysis.engine import Affected
+from lineage.analysis.engine import IMPORTANT_LABEL, Affected, Impact, Query, Traversal, query_of
 from lineage.analysis.exact import exact_sum
 from lineage.analysis.rules import BREAKS, EXPOSES, NOTIFIES, RESTRICTS
-from lineage.analysis.temporal import IMPORTANT_LABEL, Impact, Query
 
 LABEL_WEIGHT: dict[str, float] = {
     "Baseline": 5.0,  # an SLA at risk
@@ -91,7 +91,6 @@ IMPORTANCE_DIGITS = 6
 FLOW_RELATIONSHIPS = ("FEEDS", "READS")
 """The relationships PageRank reads (``lineage.analysis.hygiene.flow_graph``)."""
 CHUNK = 512  # changes evaluated at once by blast_stream
-BEFORE = timedelta(microseconds=1)
 
 
 def weight(label: str | None) -> float:
@@ -128,7 +127,7 @@ def score(kind: str, affected: Iterable[Affected], effect: str = BREAKS, sensiti
                                    for (label, distance, factor), count in counts.items()), effect, sensitive)
 
 
-def importance_at(traversal: "Traversal", moment: datetime | None) -> dict[str, float]:
+def importance_at(traversal: Traversal, moment: datetime | None) -> dict[str, float]:
     """Each Table's importance as of ``moment`` (the module's docstring), the tables of
     importance 1 left out; empty without a moment."""
     from lineage.analysis import hygiene
@@ -185,41 +184,6 @@ class ChangeImpact:
             "affected": [{"id": a.id, "label": a.label, "distance": a.distance, "path": list(a.path),
                           "may_fail": a.may_fail} for a in self.affected],
         }
-
-
-class Traversal(Protocol):
-    """One engine's temporal traversal: every query on the graph as of its own instant."""
-
-    def impacts(
-        self, queries: Sequence[Query], *, max_depth: int | None, limit: int | None, weigh: Callable[[str | None], float],
-        importance: Mapping[str, float] | None = None,
-    ) -> Iterator[tuple[int, Impact]]:
-        """``(query number, Impact)`` for every query, in query order, with the first ``limit``
-        affected vertices of each (all when None); ``Impact.weighted`` sums ``weigh(label) *
-        importance / distance`` over all of them, exactly (importance: of a Table by id, else 1)."""
-        ...
-
-    def graph_at(self, moment: datetime, relationships: Sequence[str], labels: Sequence[str]) -> tuple[list[Any], list[Any]]:
-        """``(id, label)`` and ``(src, dst, relationship)`` rows of the graph as of ``moment``, for
-        :func:`importance_at`."""
-        ...
-
-    def edge_rows(self, ids: Any, relationships: Any, *, by: str) -> list[Any]:
-        """Edge rows around ids, for the effects (``lineage.analysis.effects.Neighbourhood``)."""
-        ...
-
-    def vertex_labels(self, ids: Any) -> dict[str, str]:
-        """Labels of ids, for the effects (``lineage.analysis.effects.Neighbourhood``)."""
-        ...
-
-    def vertex_spans(self, ids: Any) -> dict[str, list[tuple[int, int]]]:
-        """Validity intervals of ids, for the effects (``lineage.analysis.effects.Neighbourhood``)."""
-        ...
-
-
-def query_of(change: Mapping[str, Any]) -> Query:
-    """A change is asked on the graph one instant before it (the whole history without a time)."""
-    return Query((change["entity_id"],), change["time"] - BEFORE if change.get("time") else None)
 
 
 def _impact(change: Mapping[str, Any], found: Impact) -> ChangeImpact:

@@ -26,7 +26,7 @@ from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from lineage import ids
 from lineage.analysis.access import Snapshot, Timeline
-from lineage.analysis.engine import Affected
+from lineage.analysis.engine import Affected, Query, UnknownIds, query_of
 
 FEEDS, HAS_COLUMN, READS, WRITES, OWNS = "FEEDS", "HAS_COLUMN", "READS", "WRITES", "OWNS"
 RELATIONSHIPS = (FEEDS, HAS_COLUMN, READS, WRITES, OWNS)
@@ -226,9 +226,6 @@ def breaks(changes: Sequence[Mapping[str, Any]], chosen: Sequence[int], traversa
            max_depth: int | None = None) -> dict[int, list[Affected]]:
     """The column-precise affected set of each chosen break that names known columns (one instant
     before it), the fallback tables walked on by ``traversal`` in one call; others are left out."""
-    from lineage.analysis.blast import query_of
-    from lineage.analysis.temporal import Query
-
     found: dict[int, tuple[list[str], list[Reached], list[Reached]]] = {}
     for i in chosen:
         change = changes[i]
@@ -313,8 +310,7 @@ def ask(warehouse: Any, sources: Sequence[str], *, as_of: Any = None, max_depth:
         engine: str = "auto", indirect: bool = False, downstream: bool = True) -> ColumnResult:
     """The column answer on the warehouse as of a time (None: now); unknown columns: a usage error."""
     from lineage.analysis.access import moment_of
-    from lineage.analysis.api import UnknownIds
-    from lineage.analysis.engine import open_engine
+    from lineage.analysis.engines import open_engine
 
     moment = moment_of(as_of)
     snap = timeline_of(warehouse).at(moment)

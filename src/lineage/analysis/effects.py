@@ -25,9 +25,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Collection, Iterable, Mapping, Protocol, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from lineage.analysis.engine import Affected
+from lineage.analysis.neighbourhood import GRANTS, NEVER, READS, TAGGED, Neighbourhood, Step
 from lineage.analysis.rules import (
     ACCESS,
     ACCESS_DEPTH,
@@ -48,47 +49,13 @@ from lineage.analysis.rules import (
     TAGGING,
     ImpactRule,
 )
+from lineage.analysis.sensitivity import Sensitivity
 from lineage.graph.asof import instant
 
 LOOKBACK = timedelta(days=7)
 """A node or job read the data recently enough to run again if it read it in this window before
 the change (a daily or weekly schedule)."""
-NEVER = 2**63 - 1  # an open end (or no last_seen) in microseconds
 PRINCIPAL_LABELS = frozenset({"User", "Role"})
-READS, GRANTS, TAGGED = "READS", "CAN_ACCESS", "TAGGED"
-EFFECT_RELATIONSHIPS: tuple[str, ...] = tuple(sorted(
-    {r.relationship for r in (*ACCESS_RULES, *OWNER_RULES, *SENSITIVE_SPREAD)} | set(RUNS) | {READS, GRANTS, TAGGED}))
-"""Every relationship the effects read: what an engine keeps at hand for :meth:`Neighbourhood.edge_rows`."""
-
-
-@dataclass(frozen=True)
-class Step:
-    """One edge row: ``src -[relationship]-> dst`` valid ``start <= t < end`` (microseconds),
-    last seen at ``last`` (NEVER: not known)."""
-
-    src: str
-    dst: str
-    relationship: str
-    start: int
-    end: int
-    last: int = NEVER
-
-
-class Neighbourhood(Protocol):
-    """What an engine answers for the effects: edge rows around ids, and labels."""
-
-    def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list[Step]:
-        """Rows of these relationships whose ``by`` end (``src`` or ``dst``) is one of ``ids``,
-        between two vertices of the graph."""
-        ...
-
-    def vertex_labels(self, ids: Collection[str]) -> dict[str, str]:
-        """The label of each id that is a vertex (the smallest label over its rows)."""
-        ...
-
-    def vertex_spans(self, ids: Collection[str]) -> dict[str, list[tuple[int, int]]]:
-        """Each id's validity intervals ``(start, end)`` in microseconds (a deleted node's ends)."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -146,9 +113,7 @@ def access_effect(change: Mapping[str, Any], gained: Collection[str], lost: Coll
 
 
 def sensitive_tag_added(change: Mapping[str, Any]) -> bool:
-    """A tag change adding a tag whose name is sensitive (``propagation.Sensitivity``)."""
-    from lineage.analysis.propagation import Sensitivity
-
+    """A tag change adding a tag whose name is sensitive (``sensitivity.Sensitivity``)."""
     p = props(change)
     tag = (p.get("modifier") or "").rsplit(":", 1)[-1]
     return (p.get("operation") or "").lower() == "add" and bool(tag) and Sensitivity().sensitive_tag(tag)
@@ -274,8 +239,6 @@ def _sensitive(graph: Neighbourhood, changes: Sequence[Mapping[str, Any]], plans
                after: Sequence[int | None]) -> None:
     """Mark exposures of data carrying a sensitive tag (directly) as of the change."""
     from dataclasses import replace
-
-    from lineage.analysis.propagation import Sensitivity
 
     exposing = [i for i, p in plans.items() if p.effect == EXPOSES and not p.sensitive]
     if not exposing:

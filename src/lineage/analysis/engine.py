@@ -1,7 +1,15 @@
-"""The engine interface: multi-source reachability with hop distance and one witness path.
+"""The engines' interface: what every engine answers, with no knowledge of which engines exist.
 
-``LocalEngine`` (networkx, in memory) and ``SparkEngine`` (DataFrames / GraphFrames) both
-implement ``reach`` with the same answer; ``open_engine`` picks one for a warehouse.
+Two questions, each answered alike by the ``local`` (numpy) and ``spark`` engines:
+
+* **reach** at one instant (:class:`Engine`, ``lineage.analysis.local`` and ``spark``): multi-source
+  reachability with hop distance and one witness path;
+* **impacts** at many instants (:class:`Traversal`, ``lineage.analysis.temporal`` and
+  ``spark_temporal``): one traversal over the whole history, each :class:`Query` on the graph as
+  of its own instant (blast radius asks every change of a window at once).
+
+Which engine answers, and opening it, is ``lineage.analysis.engines``: above the engines, so
+this interface and the engines below it never import the code that chooses between them.
 
 The answer is defined independently of either algorithm, so the two can be held to it:
 
@@ -17,14 +25,15 @@ The answer is defined independently of either algorithm, so the two can be held 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Protocol, Sequence
+from datetime import datetime, timedelta
+from typing import Any, Callable, Collection, Iterator, Mapping, Protocol, Sequence
 
 from lineage.analysis.rules import BACKWARD, FORWARD, IMPACT_RULES, ImpactRule
-from lineage.settings import Settings, current
+from lineage.errors import UsageError
 
-if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+
+class UnknownIds(UsageError):
+    """Ids that are not vertices of the graph at that time (a usage error)."""
 
 
 @dataclass(frozen=True)
@@ -61,9 +70,6 @@ class Engine(Protocol):
         ...
 
 
-ENGINE_NAMES = ("auto", "local", "spark")
-
-
 def directions(rules: Sequence[ImpactRule], relationships: Collection[str] | None = None) -> tuple[frozenset[str], frozenset[str]]:
     """(relationships walked src->dst, relationships walked dst->src) for ``rules``, optionally only
     those named in ``relationships``: the one reading of the rule table both engines share."""
@@ -83,146 +89,65 @@ def check_depth(max_depth: int | None) -> None:
         raise ValueError(f"max_depth must be >= 0, not {max_depth}")
 
 
-def local_max_edges(settings: Settings | None = None) -> int:
-    """``LINEAGE_LOCAL_MAX_EDGES`` (default 500,000 edge rows): up to there ``auto`` answers
-    locally without estimating anything; above it, :func:`choose` decides by cost."""
-    return (settings or current()).local_max_edges
+# --------------------------------------------------------------------------------------------
+# the temporal traversal: many queries, each at its own instant
+# --------------------------------------------------------------------------------------------
 
-
-def edge_rows(warehouse: str | Path) -> int:
-    """Edge rows of the built graph, from parquet footers only (no data read, no JVM)."""
-    return graph_rows(warehouse)[1]
-
-
-def graph_rows(warehouse: str | Path) -> tuple[int, int]:
-    """(vertex rows, edge rows) of the built graph, from parquet footers only (no JVM)."""
-    import pyarrow.dataset as ds
-
-    from lineage.graph.api import built
-
-    wh = built(warehouse, "vertices", "edges")
-    return (ds.dataset(str(wh.vertices), format="parquet").count_rows(),
-            ds.dataset(str(wh.edges), format="parquet").count_rows())
+IMPORTANT_LABEL = "Table"
+"""The label whose weight an ``importance`` factor multiplies (``lineage.analysis.blast``)."""
+BEFORE = timedelta(microseconds=1)
+"""A change is asked on the graph this long before it (a dropped table is still there)."""
 
 
 @dataclass(frozen=True)
-class Question:
-    """What an answer will hold, for :func:`choose`: ``entity`` = about given ids (show, upstream,
-    impact, access, exposure of one id); otherwise a window of changes: ``breaks`` walk downstream
-    (the rest reach a few principals), ``changes`` in all, ``kept`` affected vertices kept per
-    change (None: all of them, as the report still asks)."""
+class Query:
+    """Reach from ``sources`` on the graph as of ``moment`` (None: the whole history)."""
 
-    entity: bool = False
-    breaks: int = 0
-    changes: int = 0
-    kept: int | None = 0
+    sources: tuple[str, ...]
+    moment: datetime | None
 
 
 @dataclass(frozen=True)
-class Budget:
-    """The memory each engine has: ``available`` (``MemAvailable`` of /proc/meminfo, at most
-    ``LINEAGE_LOCAL_MEMORY``; None when unknown), ``driver`` (the Spark driver's heap, ``LINEAGE_DRIVER_MEMORY``), ``cluster``
-    (a non-local Spark master: Spark's memory is elsewhere)."""
+class Impact:
+    """What a traversal reports for one change: the full count and summary, the exact sum of
+    ``weigh(label) / distance`` over every affected vertex, and the first ones asked for."""
 
-    available: int | None
-    driver: int
-    cluster: bool = False
-
-
-GIB = 1 << 30
-LOCAL_BASE, SPARK_BASE = GIB // 4, GIB // 2  # the process / the JVM with nothing loaded
-LOCAL_ROW = (200, 150)  # bytes per vertex row, per edge row: arrays, ids, the step CSR
-SPARK_ROW = (150, 120)  # the same rows as cached DataFrames in the driver's heap (local mode)
-WALK_BYTES = 48  # one (query, vertex, parent, distance, label) of the local walk's chunk
-KEPT_BYTES = (400, 300)  # one affected vertex with its path: a Python object / a collected row
-SHARE = 0.8  # of the memory available, what an engine may take
+    count: int
+    summary: dict[str, int]
+    weighted: float
+    affected: tuple[Affected, ...]
 
 
-def estimate(vertices: int, edges: int, question: Question) -> tuple[int, int, int]:
-    """Bytes (local, Spark driver heap, Spark's Python driver) an answer will take: the graph's
-    rows, the walk's working set and the affected vertices kept. A break reaches at most every
-    vertex; the local walk holds one chunk of queries, at most ``temporal.VISITED_BUDGET`` (query,
-    vertex) pairs, while Spark's shuffles spill to disk. The vertices kept are Python objects in
-    this process on either engine (Spark's pass through its heap as rows first)."""
-    from lineage.analysis.temporal import VISITED_BUDGET
-
-    reach = min(vertices, edges + 1)
-    kept = question.changes * question.kept if question.kept is not None else question.breaks * reach
-    kept = min(kept, question.breaks * reach + question.changes * 64)  # non-breaks reach a few principals
-    walk = 0 if question.entity else min(question.breaks * reach, VISITED_BUDGET) * WALK_BYTES + VISITED_BUDGET
-    local = LOCAL_BASE + vertices * LOCAL_ROW[0] + edges * LOCAL_ROW[1] + walk + kept * KEPT_BYTES[0]
-    heap = SPARK_BASE + vertices * SPARK_ROW[0] + edges * SPARK_ROW[1] + kept * KEPT_BYTES[1]
-    return local, heap, LOCAL_BASE + kept * KEPT_BYTES[0]
+def query_of(change: Mapping[str, Any]) -> Query:
+    """A change is asked on the graph one instant before it (the whole history without a time)."""
+    return Query((change["entity_id"],), change["time"] - BEFORE if change.get("time") else None)
 
 
-def choose(vertices: int, edges: int, question: Question, budget: Budget, local_max: int = 500_000) -> str:
-    """How ``auto`` picks an engine (a pure function of sizes; README "Two engines").
+class Traversal(Protocol):
+    """One engine's temporal traversal: every query on the graph as of its own instant."""
 
-    * A question about given ids is answered by ``local`` at any size this machine holds: its
-      answer is a few thousand vertices, and a JVM's start costs more than the whole walk.
-    * A graph of at most ``local_max`` edge rows (``LINEAGE_LOCAL_MAX_EDGES``) is ``local``.
-    * Otherwise :func:`estimate` the bytes each engine needs: ``local`` when its estimate fits in
-      ``SHARE`` of the memory available (or that is unknown); else ``spark`` when a cluster holds
-      the graph, or its heap estimate fits the driver's heap and that heap plus Spark's Python
-      driver fit in what is available; else the engine whose estimate exceeds its memory by
-      less (``local`` on a tie). Affected vertices kept cost the same on both engines (they end
-      as Python objects here), so only a graph too big for this process sends an answer to Spark.
-    """
-    if question.entity or edges <= local_max:
-        return "local"
-    local, heap, python = estimate(vertices, edges, question)
-    if budget.available is None or local <= budget.available * SHARE:
-        return "local"
-    room = budget.available * SHARE
-    if budget.cluster and python <= room:
-        return "spark"
-    if heap <= budget.driver and budget.driver + python <= room:
-        return "spark"
-    spark_short = max(heap / max(budget.driver, 1), (budget.driver + python) / max(room, 1))
-    return "spark" if spark_short < local / max(room, 1) else "local"
+    def impacts(
+        self, queries: Sequence[Query], *, max_depth: int | None, limit: int | None, weigh: Callable[[str | None], float],
+        importance: Mapping[str, float] | None = None,
+    ) -> Iterator[tuple[int, Impact]]:
+        """``(query number, Impact)`` for every query, in query order, with the first ``limit``
+        affected vertices of each (all when None); ``Impact.weighted`` sums ``weigh(label) *
+        importance / distance`` over all of them, exactly (importance: of a Table by id, else 1)."""
+        ...
 
+    def graph_at(self, moment: datetime, relationships: Sequence[str], labels: Sequence[str]) -> tuple[list[Any], list[Any]]:
+        """``(id, label)`` and ``(src, dst, relationship)`` rows of the graph as of ``moment``, for
+        ``lineage.analysis.blast.importance_at``."""
+        ...
 
-def budget(settings: Settings | None = None) -> Budget:
-    """This machine's :class:`Budget`, read now (no JVM)."""
-    from lineage.spark import available_bytes, driver_bytes, local_cap
+    def edge_rows(self, ids: Any, relationships: Any, *, by: str) -> list[Any]:
+        """Edge rows around ids, for the effects (``lineage.analysis.neighbourhood.Neighbourhood``)."""
+        ...
 
-    settings = settings or current()
-    master = settings.spark_master
-    available, cap = available_bytes(), local_cap(settings)
-    if cap is not None:
-        available = cap if available is None else min(available, cap)
-    return Budget(available, driver_bytes(settings), not (master == "local" or master.startswith("local[")))
+    def vertex_labels(self, ids: Any) -> dict[str, str]:
+        """Labels of ids, for the effects (``lineage.analysis.neighbourhood.Neighbourhood``)."""
+        ...
 
-
-def choose_engine(warehouse: str | Path, engine: str = "auto", question: Question | None = None) -> str:
-    """``local`` or ``spark``: ``auto`` by :func:`choose` on the graph's rows (parquet footers) and
-    ``question``; without one (a whole-graph question this module does not estimate, such as
-    hygiene's networkx algorithms) by ``LINEAGE_LOCAL_MAX_EDGES`` alone."""
-    choice = (engine or "auto").strip().lower()
-    if choice not in ENGINE_NAMES:
-        raise ValueError(f"unknown engine {engine!r}: use one of {', '.join(ENGINE_NAMES)}")
-    if choice == "auto":
-        if question is None:
-            return "local" if edge_rows(warehouse) <= local_max_edges() else "spark"
-        if question.entity:
-            return "local"
-        vertices, edges = graph_rows(warehouse)
-        choice = choose(vertices, edges, question, budget(), local_max_edges())
-    return choice
-
-
-def open_engine(
-    warehouse: str | Path,
-    engine: str = "auto",
-    as_of: Any = None,
-    spark: "SparkSession | None" = None,
-) -> Engine:
-    """The engine of a question about given ids as of a moment: ``local`` (numpy, no JVM) or
-    ``spark``; ``auto`` is ``local`` (:func:`choose`)."""
-    if choose_engine(warehouse, engine, Question(entity=True)) == "local":
-        from lineage.analysis.local import LocalEngine
-
-        return LocalEngine.from_warehouse(warehouse, as_of=as_of)
-    from lineage.analysis.spark import SparkEngine
-
-    return SparkEngine.from_warehouse(warehouse, spark, as_of=as_of)
+    def vertex_spans(self, ids: Any) -> dict[str, list[tuple[int, int]]]:
+        """Validity intervals of ids, for the effects (``lineage.analysis.neighbourhood.Neighbourhood``)."""
+        ...

@@ -1,8 +1,9 @@
 """Platform hygiene as of one instant T: unused tables, cycles, islands and importance (issue 33).
 
 Questions only a whole-graph algorithm answers, asked the same way on both engines (``local``:
-networkx here; ``spark``: GraphFrames' own algorithms in :mod:`lineage.analysis.spark_hygiene`),
-and held equal by ``tests/analysis/test_hygiene.py``:
+networkx here; ``spark``: GraphFrames' own algorithms in :mod:`lineage.analysis.spark_hygiene`,
+which takes its definitions from here; ``lineage.analysis.api.hygiene`` picks one), and held
+equal by ``tests/analysis/test_hygiene.py``:
 
 * the **dataset graph**: vertices labelled Table or Location valid at T, and the FEEDS edges
   between two of them valid at T (a job reading and writing one table is a self-loop t->t);
@@ -29,12 +30,10 @@ import json
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Hashable, Iterable, Mapping, Sequence
 
 if TYPE_CHECKING:
     import networkx as nx
-    from pyspark.sql import SparkSession
 
 DATASET_LABELS = ("Table", "Location")
 READ_RELATIONSHIPS = ("READS", "DOWNLOADED")
@@ -325,21 +324,3 @@ def mentioned(result: Hygiene) -> set[str]:
 
 def names_of(vertices: Iterable[Mapping[str, Any]], ids: set[str]) -> dict[str, str]:
     return {v["id"]: v["name"] for v in vertices if v["id"] in ids and v.get("name")}
-
-
-def hygiene(warehouse: str | Path, *, as_of: Any = None, unused_days: int = DEFAULT_UNUSED_DAYS, engine: str = "auto",
-            top: int = DEFAULT_TOP, spark: "SparkSession | None" = None) -> Hygiene:
-    """Platform hygiene of a warehouse as of ``as_of`` (default now) on the chosen engine."""
-    from lineage.analysis.engine import choose_engine
-
-    if unused_days < 1:
-        raise ValueError(f"unused_days must be >= 1, not {unused_days}")
-    moment = moment_of(as_of)
-    if choose_engine(warehouse, engine) == "spark":
-        from lineage.analysis.spark_hygiene import spark_hygiene
-
-        return spark_hygiene(warehouse, moment, unused_days=unused_days, top=top, spark=spark)
-    from lineage.graph.api import load_rows
-
-    vertices, edges = load_rows(warehouse, moment)
-    return local_hygiene(vertices, edges, moment, unused_days=unused_days, top=top)

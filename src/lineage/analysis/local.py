@@ -15,9 +15,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Sequence
 
-from lineage.analysis.engine import Affected, check_depth
+from lineage.analysis.engine import Affected, Query, check_depth
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
-from lineage.analysis.temporal import Query, TemporalGraph
+from lineage.analysis.temporal import TemporalGraph
 from lineage.graph.asof import EDGE_INTERVAL, arrow_filter
 
 if TYPE_CHECKING:

@@ -3,10 +3,10 @@
 Like Apache Atlas classification propagation, a sensitive mark on a table flows to every table
 derived from it (``FEEDS``, forward, any number of hops, cycles end), as of one instant.
 
-* **Sensitive marks** (:class:`Sensitivity`, configurable): a DataHub tag (``TAGGED`` ->
-  ``tag:datahub:<Name>``) whose name has a word PII / Sensitive / Confidential / Restricted
-  (case-insensitive; words split at non-letters and camelCase, so ``pii_email`` and
-  ``HighlySensitive`` count), and every MaxCompute label (``HAS_LABEL`` ->
+* **Sensitive marks** (:class:`~lineage.analysis.sensitivity.Sensitivity`, configurable): a
+  DataHub tag (``TAGGED`` -> ``tag:datahub:<Name>``) whose name has a word PII / Sensitive /
+  Confidential / Restricted (case-insensitive; words split at non-letters and camelCase, so
+  ``pii_email`` and ``HighlySensitive`` count), and every MaxCompute label (``HAS_LABEL`` ->
   ``label:maxcompute:<n>``) of level >= 2. A table carries a mark when it or one of its columns
   (``HAS_COLUMN``) has it; the tag's id (or the label's id) names the mark.
 * **Column marks** (issue 32): a mark on a column (and not on its table) flows along *direct*
@@ -29,7 +29,6 @@ label grant on an origin) is below the level.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -48,33 +47,9 @@ from lineage.analysis.access import (
     snapshot,
     user_clearance,
 )
+from lineage.analysis.sensitivity import DEFAULT_SENSITIVITY, Sensitivity
 
 TAGGED = "TAGGED"
-
-
-@dataclass(frozen=True)
-class Sensitivity:
-    """What counts as sensitive and what stops propagation (lower-case names and words)."""
-
-    words: frozenset[str] = frozenset({"pii", "sensitive", "confidential", "restricted"})
-    min_label_level: int | None = 2  # None: labels never count
-    stop_tags: frozenset[str] = frozenset({"propagation:stop", "nopropagation"})
-    stop_property: tuple[str, str] = ("propagate", "false")
-
-    def sensitive_tag(self, name: str) -> bool:
-        return bool(self.words & set(_words(name)))
-
-    def sensitive_level(self, level: int | None) -> bool:
-        return level is not None and self.min_label_level is not None and level >= self.min_label_level
-
-
-DEFAULT_SENSITIVITY = Sensitivity()
-
-
-def _words(name: str) -> list[str]:
-    """``HighlySensitive_PII-v2`` -> highly, sensitive, pii, v2."""
-    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
-    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
 
 
 @dataclass(frozen=True)

@@ -20,17 +20,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from lineage.render import progress
-from lineage.analysis.engine import Affected, check_depth, directions
+from lineage.analysis.engine import IMPORTANT_LABEL, Affected, Impact, Query, check_depth, directions
 from lineage.analysis.exact import exact_sum
+from lineage.analysis.neighbourhood import EFFECT_RELATIONSHIPS, Step
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 from lineage.analysis.spark import REMATERIALIZE_LEVELS, _small, materialize
-from lineage.analysis.temporal import IMPORTANT_LABEL, Impact, Query
 from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, spark_micros
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
-
-    from lineage.analysis.effects import Step
 
 
 def _bound(frame: "DataFrame", name: str, *, start: bool) -> "Column":
@@ -54,8 +52,6 @@ class SparkTraversal:
 
     def __init__(self, vertices: "DataFrame", edges: "DataFrame") -> None:
         from pyspark.sql import functions as F
-
-        from lineage.analysis.effects import EFFECT_RELATIONSHIPS
 
         self.spark: SparkSession = vertices.sparkSession
         label = F.col("label") if "label" in vertices.columns else F.lit(None).cast("string")
@@ -110,7 +106,7 @@ class SparkTraversal:
         return self._steps[key]
 
     def vertex_labels(self, ids: Collection[str]) -> dict[str, str]:
-        """Labels over the whole history (``lineage.analysis.effects.Neighbourhood``)."""
+        """Labels over the whole history (``lineage.analysis.neighbourhood.Neighbourhood``)."""
         from pyspark.sql import functions as F
 
         if not ids:
@@ -120,7 +116,7 @@ class SparkTraversal:
         return {r["id"]: r["label"] for r in rows.collect()}
 
     def vertex_spans(self, ids: Collection[str]) -> dict[str, list[tuple[int, int]]]:
-        """Each id's ``(start, end)`` validity intervals in microseconds (``effects.Neighbourhood``)."""
+        """Each id's ``(start, end)`` validity intervals in microseconds (``neighbourhood.Neighbourhood``)."""
         from pyspark.sql import functions as F
 
         if not ids:
@@ -131,11 +127,9 @@ class SparkTraversal:
             spans.setdefault(r["id"], []).append((r["start"], r["end"]))
         return spans
 
-    def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list["Step"]:
-        """Edge rows of ``relationships`` whose ``by`` end is one of ``ids`` (``effects.Neighbourhood``)."""
+    def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list[Step]:
+        """Edge rows of ``relationships`` whose ``by`` end is one of ``ids`` (``neighbourhood.Neighbourhood``)."""
         from pyspark.sql import functions as F
-
-        from lineage.analysis.effects import Step
 
         if not ids or not relationships:
             return []
@@ -223,7 +217,7 @@ class SparkTraversal:
         self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None,
         weigh: Callable[[str | None], float] = lambda label: 1.0, importance: Mapping[str, float] | None = None,
     ) -> Iterator[tuple[int, Impact]]:
-        """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on Spark; counts are
+        """The blast-radius traversal (``lineage.analysis.engine.Traversal``) on Spark; counts are
         aggregated per (label, distance, importance), ``importance`` joined as a small frame."""
         from pyspark.sql import Window
         from pyspark.sql import functions as F

@@ -19,13 +19,13 @@ Memory: a chunk's reached pairs, plus a visited bitmap of ``chunk x vertices`` b
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from lineage.analysis.engine import Affected, check_depth, directions
+from lineage.analysis.engine import IMPORTANT_LABEL, Affected, Impact, Query, check_depth, directions
+from lineage.analysis.neighbourhood import Step
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, micros
 from lineage.spark import check_local
@@ -33,34 +33,11 @@ from lineage.spark import check_local
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from lineage.analysis.effects import Step
-
 VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
 EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL, "last_seen")
-IMPORTANT_LABEL = "Table"
-"""The label whose weight an ``importance`` factor multiplies (``lineage.analysis.blast``)."""
 VISITED_BUDGET = 1 << 26
 """Entries of the visited bitmap of one chunk (``chunk size x vertices``): 64 MiB of bool."""
 MAX_CHUNK = 4096
-
-
-@dataclass(frozen=True)
-class Query:
-    """Reach from ``sources`` on the graph as of ``moment`` (None: the whole history)."""
-
-    sources: tuple[str, ...]
-    moment: datetime | None
-
-
-@dataclass(frozen=True)
-class Impact:
-    """What a traversal reports for one change: the full count and summary, the exact sum of
-    ``weigh(label) / distance`` over every affected vertex, and the first ones asked for."""
-
-    count: int
-    summary: dict[str, int]
-    weighted: float
-    affected: tuple[Affected, ...]
 
 
 class Steps:
@@ -185,11 +162,11 @@ class TemporalGraph:
         return found
 
     def vertex_labels(self, ids: Collection[str]) -> dict[str, str]:
-        """Labels over the whole history (``lineage.analysis.effects.Neighbourhood``)."""
+        """Labels over the whole history (``lineage.analysis.neighbourhood.Neighbourhood``)."""
         return self.labels_at(ids, None)
 
     def vertex_spans(self, ids: Collection[str]) -> dict[str, list[tuple[int, int]]]:
-        """Each id's ``(start, end)`` validity intervals in microseconds (``effects.Neighbourhood``)."""
+        """Each id's ``(start, end)`` validity intervals in microseconds (``neighbourhood.Neighbourhood``)."""
         spans: dict[str, list[tuple[int, int]]] = {}
         for vid in ids:
             v = self.index.get(vid)
@@ -223,10 +200,8 @@ class TemporalGraph:
                  for a, b, r in zip(src.tolist(), dst.tolist(), rel.tolist())]
         return vertices, edges
 
-    def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list["Step"]:
-        """Edge rows of ``relationships`` whose ``by`` end is one of ``ids`` (``effects.Neighbourhood``)."""
-        from lineage.analysis.effects import Step
-
+    def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list[Step]:
+        """Edge rows of ``relationships`` whose ``by`` end is one of ``ids`` (``neighbourhood.Neighbourhood``)."""
         codes = [i for i, rel in enumerate(self.relationships) if rel in set(relationships)]
         wanted = np.array(sorted(self.index[i] for i in ids if i in self.index), dtype=np.int64)
         if not codes or not len(wanted):
@@ -290,7 +265,7 @@ class TemporalGraph:
         self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None,
         weigh: Callable[[str | None], float] = lambda label: 1.0, importance: Mapping[str, float] | None = None,
     ) -> Iterator[tuple[int, Impact]]:
-        """The blast-radius traversal (``lineage.analysis.blast.Traversal``) on this graph;
+        """The blast-radius traversal (``lineage.analysis.engine.Traversal``) on this graph;
         ``importance`` becomes a factor per vertex index (1 where absent)."""
         factor = None
         if importance:

@@ -146,12 +146,3 @@ def people_to_tell(warehouse: str | Path, change: Any) -> list[dict[str, Any]]:
             people[affected.id] = {"id": affected.id, "name": names.get(affected.id, affected.id),
                                    "distance": affected.distance, "why": f"through {names.get(via, via)}"}
     return sorted(people.values(), key=lambda p: (p["distance"], p["id"]))
-
-
-def blast_of(warehouse: str | Path, *, since: Any = None, until: Any = None,
-             kinds: Any = STRUCTURAL, engine: str = "auto") -> list[Any]:
-    """``api.blast`` for the changes of some kinds only (default: structural ones), so that a
-    notebook about change impact is not drowned in a week's permission and owner changes."""
-    from lineage.analysis.api import blast
-
-    return blast(warehouse, since=since, until=until, engine=engine, kinds=kinds)

@@ -1,6 +1,6 @@
 """`lineage hygiene`: unused tables, cycles, islands and importance as of one instant.
 
-The command parses options, calls :func:`lineage.analysis.hygiene.hygiene` and prints: ``--json``
+The command parses options, calls :func:`lineage.analysis.api.hygiene` and prints: ``--json``
 the contract's document (DESIGN.md), otherwise four short sections by name. Registered on the
 root group by :mod:`lineage.cli`.
 """
@@ -64,7 +64,7 @@ def hygiene_lines(result: Hygiene) -> list[str]:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 def hygiene(warehouse: Path, as_of: str | None, unused_days: int, engine: str, top: int, as_json: bool) -> None:
     """Tables written and never read, pipelines that feed themselves, islands, the tables that matter most."""
-    from lineage.analysis.hygiene import hygiene as run_hygiene
+    from lineage.analysis.api import hygiene as run_hygiene
 
     result = run_hygiene(warehouse, as_of=as_of, unused_days=unused_days, engine=engine, top=top)
     if as_json:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lineage.analysis.api import blast, traversal, window_question
 from lineage.analysis.blast import ChangeImpact
-from lineage.analysis.engine import choose_engine
+from lineage.analysis.engines import choose_engine
 from lineage.analysis.rules import EFFECTS
 from lineage.graph.api import change_rows
 from lineage.report import changes as changes_section

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Iterable, Mapping
 
-from lineage.analysis.blast import BEFORE, ChangeImpact, Traversal, query_of, weight
+from lineage.analysis.blast import ChangeImpact, weight
 from lineage.analysis.columns import COLUMN_KINDS, column_name, column_paths, known_columns
+from lineage.analysis.engine import BEFORE, Traversal, query_of
 from lineage.analysis.people import OWNS, owners_at, readers_at
 from lineage.analysis.rules import BREAKS, NOTIFIES
 from lineage.report.context import Context, iso

@@ -12,7 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
-from lineage.analysis.hygiene import DEFAULT_UNUSED_DAYS, Hygiene, hygiene
+from lineage.analysis.api import hygiene
+from lineage.analysis.hygiene import DEFAULT_UNUSED_DAYS, Hygiene
 from lineage.report.context import Context, iso
 from lineage.report.model import CycleFound, HygieneSection, ImportanceMove, Named, UnusedTable
 from lineage.report.window import Window

@@ -20,7 +20,8 @@ from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping
 
 from lineage.analysis import propagation
-from lineage.analysis.blast import BEFORE, ChangeImpact
+from lineage.analysis.blast import ChangeImpact
+from lineage.analysis.engine import BEFORE
 from lineage.analysis.people import owners_at
 from lineage.analysis.rules import BREAKS, EXPOSES, NOTIFIES, RESTRICTS
 from lineage.report.context import Context
