@@ -301,7 +301,7 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
 
 
 def _write_report(warehouse: Path, out: Path, week: str | None, since: str | None, until: str | None, engine: str,
-                  top: int, as_json: bool) -> None:
+                  top: int, as_json: bool, fresh: bool) -> None:
     """Shared by ``report`` and ``weekly``: write the files, print where (or the document), exit 3 on gaps."""
     from lineage.report.job import INCOMPLETE, write
     from lineage.report.window import choose
@@ -309,7 +309,10 @@ def _write_report(warehouse: Path, out: Path, week: str | None, since: str | Non
     from lineage.store.warehouse import Warehouse
 
     with Reporter(err, not as_json, "report"):  # the warehouse opened once: one graph generation throughout
-        written = write(Warehouse.at(warehouse), out, choose(week, since, until), engine=engine, top=top)
+        written = write(Warehouse.at(warehouse), out, choose(week, since, until), engine=engine, top=top, fresh=fresh)
+    if written.kept:
+        say(f"report: the trend's {written.kept} earlier week(s) kept from earlier reports, "
+            f"{len(written.history or {}) - written.kept} walked (--fresh-history walks them all)")
     if as_json:
         click.echo(written.report.to_json(), nl=False)
     else:
@@ -329,6 +332,8 @@ _REPORT_OPTIONS = (
     click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True),
     click.option("--top", type=click.IntRange(1, None), default=10, show_default=True, help="Changes shown in full."),
     click.option("--json", "as_json", is_flag=True, help="Print report.json on stdout instead of the file names."),
+    click.option("--fresh-history", "fresh", is_flag=True,
+                 help="Compute the trend's earlier weeks again instead of using the figures earlier reports kept."),
 )
 
 
@@ -344,9 +349,9 @@ def _report_options(function):
               help="Reports go to OUT/<week>/report.{html,json,md}.")
 @_report_options
 def report_command(warehouse: Path, out: Path, week: str | None, since: str | None, until: str | None, engine: str,
-                   top: int, as_json: bool) -> None:
+                   top: int, as_json: bool, fresh: bool) -> None:
     """The weekly impact report: changes, whom to tell, access drift, failures, input health."""
-    _write_report(warehouse, out, week, since, until, engine, top, as_json)
+    _write_report(warehouse, out, week, since, until, engine, top, as_json, fresh)
 
 
 @main.command()
@@ -356,7 +361,7 @@ def report_command(warehouse: Path, out: Path, week: str | None, since: str | No
 @_report_options
 @WAIT
 def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None, since: str | None,
-           until: str | None, engine: str, top: int, as_json: bool, wait: float) -> None:
+           until: str | None, engine: str, top: int, as_json: bool, fresh: bool, wait: float) -> None:
     """The scheduler's job: ingest what is new, build, report (exit 3: report written, inputs incomplete)."""
     from lineage.graph.build import up_to_date
     from lineage.ingest.pipeline import ingest as run_ingest
@@ -374,7 +379,7 @@ def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None
     else:
         say(f"weekly: nothing new since build {last['build_id']}: its graph is kept ({last['vertices']} vertices, "
             f"{last['edges']} edges)")
-    _write_report(warehouse, out, week, since, until, engine, top, as_json)
+    _write_report(warehouse, out, week, since, until, engine, top, as_json, fresh)
 
 
 @main.command()

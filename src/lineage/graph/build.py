@@ -81,6 +81,9 @@ class BuildResult(RunReport):
     generation: str = ""
     refolded_vertices: int = 0
     refolded_edge_keys: int = 0
+    earliest_new_fact: str | None = None
+    """An incremental fold: the earliest event time among the facts it folded (None: some had no
+    time, or the fold was not incremental). The graph before it is as it was (report history)."""
 
 
 def mapping_version(packages: tuple[str, ...] = VERSIONED_PACKAGES) -> str:
@@ -267,6 +270,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     new_files = [f for f in files if f not in set((manifest or {}).get("fact_files", ()))]
     cached: list = []
     refolded = {"vertices": 0, "edges": 0}
+    earliest = None
     if reason is None and not new_files:
         say("no new facts: the graph stays as it is")
         kind, generation = "none", old.generation or ""
@@ -278,6 +282,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             new_facts_df = incremental.read_facts(spark, wh, new_files)
             scratch = wh.root / ".txn" / f"build.scratch-{build_id}"  # hidden from readers, removed below
             vertices, edges, changes, refolded = incremental.refold(old, facts, new_facts_df, alias_df, scratch)
+            earliest = incremental.earliest(new_facts_df)
         else:
             kind = "full"
             say(f"folding every fact into the temporal graph ({reason})")
@@ -334,6 +339,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             generation=generation,
             refolded_vertices=refolded["vertices"],
             refolded_edge_keys=refolded["edges"],
+            earliest_new_fact=earliest,
         )
         facts.unpersist()
         result.log(graph_txn.append(wh.builds))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import timezone
 from pathlib import Path
 from typing import Any
 
@@ -237,3 +238,13 @@ def is_derived_feeds() -> Column:
 def asserted_unqualified_feeds(facts: DataFrame) -> bool:
     """Whether any fact asserts a FEEDS edge without a qualifier: its rows would look derived."""
     return bool(facts.where((F.col("relationship") == "FEEDS") & F.coalesce(F.col("qualifier"), F.lit("")).isin("")).limit(1).count())
+
+
+def earliest(new: DataFrame) -> str | None:
+    """The earliest event time among new facts, ISO (None when one has no time: it may be anywhere)."""
+    row = new.agg(F.min("event_time").alias("first"),
+                  F.count(F.when(F.col("event_time").isNull(), 1)).alias("untimed")).first()
+    if row is None or row["untimed"] or row["first"] is None:
+        return None
+    first = row["first"]
+    return (first if first.tzinfo else first.replace(tzinfo=timezone.utc)).isoformat()

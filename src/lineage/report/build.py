@@ -12,12 +12,13 @@ from lineage.analysis.engines import choose_engine
 from lineage.analysis.rules import EFFECTS
 from lineage.graph.api import change_rows
 from lineage.report import changes as changes_section
-from lineage.report import drift, health, operations
+from lineage.report import drift, health, history, operations
 from lineage.report.context import Context, iso
 from lineage.report.hygiene import hygiene_section
 from lineage.report.model import Figure, Report
 from lineage.report.parts import parts
 from lineage.report.window import Window
+from lineage.store.warehouse import Warehouse
 
 TREND_WINDOWS = 8
 HEADLINE: tuple[tuple[str, str], ...] = (
@@ -63,17 +64,33 @@ def figures(ctx: Context, window: Window, ranked: list[ChangeImpact]) -> dict[st
 
 
 def report(warehouse: str | Path, window: Window, *, engine: str = "auto", top: int = 10,
-           now: datetime | None = None) -> Report:
-    """The report of ``window``: every figure from the analysis API over the built graph."""
+           now: datetime | None = None, fresh: bool = False) -> Report:
+    """The report of ``window``: every figure from the analysis API over the built graph. The
+    earlier windows' figures are those kept by earlier reports while they hold (``history``);
+    ``fresh`` computes all eight again."""
+    return report_and_history(warehouse, window, engine=engine, top=top, now=now, fresh=fresh)[0]
+
+
+def report_and_history(warehouse: str | Path, window: Window, *, engine: str = "auto", top: int = 10,
+                       now: datetime | None = None, fresh: bool = False) -> tuple[Report, dict[str, str]]:
+    """:func:`report`, and how each trend window's figures were had (``computed`` or ``kept``,
+    oldest first). Kept out of ``report.json``: the same inputs give the same document."""
+    warehouse = Warehouse.at(warehouse)  # one snapshot of the graph for every section
+    moment = now or datetime.now(timezone.utc)
     ctx = Context.of(warehouse)
     windows = [window.previous(n) for n in range(TREND_WINDOWS - 1, -1, -1)]  # oldest first, this one last
-    # auto: by what the eight windows' blast radius will cost, every affected vertex kept
-    engine_name = choose_engine(warehouse, engine, window_question(change_rows(warehouse, windows[0].since, window.until),
-                                                                   None))
+    keys = [key for key, _ in HEADLINE]
+    logs = history.builds(warehouse)
+    stored = {w.name: None if fresh else history.kept(warehouse, w, keys, logs) for w in windows[:-1]}
+    start = min(w.since for w in windows if stored.get(w.name) is None)  # this window is always walked
+    # auto: by what the walked windows' blast radius will cost, every affected vertex kept
+    engine_name = choose_engine(warehouse, engine, window_question(change_rows(warehouse, start, window.until), None))
     walker = traversal(warehouse, engine_name)  # asked again for the column changes' table-level reach
-    everything = blast(warehouse, since=windows[0].since, until=window.until, engine=engine_name, affected=None,
-                       walker=walker)
-    per_window = [figures(ctx, w, _within(everything, w)) for w in windows]
+    everything = blast(warehouse, since=start, until=window.until, engine=engine_name, affected=None, walker=walker)
+    per_window = [stored.get(w.name) or figures(ctx, w, _within(everything, w)) for w in windows]
+    for w, found in zip(windows, per_window):
+        if stored.get(w.name) is None:
+            history.keep(warehouse, w, found, logs, moment)
     headline = [Figure(key=key, title=title, value=per_window[-1][key], previous=per_window[-2][key],
                        delta=per_window[-1][key] - per_window[-2][key], trend=[f[key] for f in per_window])
                 for key, title in HEADLINE]
@@ -82,11 +99,11 @@ def report(warehouse: str | Path, window: Window, *, engine: str = "auto", top: 
     rows, read = changes_section.change_rows(ctx, ranked, changes_section.column_reach(ctx, ranked, records, walker))
     people = changes_section.people(ctx, ranked, read)
     return Report(
-        generated_at=iso(now or datetime.now(timezone.utc)), week=window.name, since=iso(window.since),
+        generated_at=iso(moment), week=window.name, since=iso(window.since),
         until=iso(window.until), engine=engine_name, top=top, high_impact_score=changes_section.HIGH_IMPACT_SCORE,
         headline=headline, changes=rows, people=people,
         impact_graph=changes_section.impact_graph(ctx, ranked[:min(top, 3)]),
         access=drift.access_drift(ctx, window), operations=operations.operations(ctx, window, ranked),
         input_health=health.input_health(warehouse, window),
         parts=parts(ctx, ranked, people, records), hygiene=hygiene_section(ctx, warehouse, window),
-    )
+    ), {w.name: "kept" if stored.get(w.name) else "computed" for w in windows}

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from lineage.report.build import report as build_report
+from lineage.report.build import report_and_history
 from lineage.report.model import Report
 from lineage.report.render import html, markdown
 from lineage.report.window import Window
@@ -22,6 +22,12 @@ INCOMPLETE = 3
 class Written:
     report: Report
     folder: Path
+    history: dict[str, str] | None = None
+    """Each trend window, oldest first: ``computed`` by this report or ``kept`` from an earlier one."""
+
+    @property
+    def kept(self) -> int:
+        return sum(how == "kept" for how in (self.history or {}).values())
 
     @property
     def files(self) -> dict[str, Path]:
@@ -40,12 +46,13 @@ def _write(path: Path, text: str) -> None:
 
 
 def write(warehouse: str | Path, out: str | Path, window: Window, *, engine: str = "auto", top: int = 10,
-          now: datetime | None = None) -> Written:
-    """Compute the report of ``window`` and write report.json, report.html and report.md."""
-    doc = build_report(warehouse, window, engine=engine, top=top, now=now)
+          now: datetime | None = None, fresh: bool = False) -> Written:
+    """Compute the report of ``window`` and write report.json, report.html and report.md
+    (``fresh``: every trend window computed again, none kept from earlier reports)."""
+    doc, history = report_and_history(warehouse, window, engine=engine, top=top, now=now, fresh=fresh)
     folder = Path(out) / window.name
     folder.mkdir(parents=True, exist_ok=True)
     _write(folder / "report.json", doc.to_json())
     _write(folder / "report.html", html(doc))
     _write(folder / "report.md", markdown(doc))
-    return Written(doc, folder)
+    return Written(doc, folder, history)
