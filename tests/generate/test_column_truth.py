@@ -71,6 +71,22 @@ def test_has_column_equals_the_truth(generated):
     assert typed["id"] == "BIGINT" and typed["ds"] == "STRING" and typed["etl_batch"] == "STRING"
 
 
+def test_the_hubs_type_change_is_a_column_change(generated):
+    """The hub's first release retypes one column (``ALTER TABLE ... CHANGE COLUMN``): the graph
+    has a ``column_type_change`` on that column, and the column is still the table's."""
+    tables = _rows(generated.truth, "tables")
+    hub = max(tables, key=lambda t: int(t["readers"]))["table_id"]
+    base = {"id": "BIGINT", "gmt_modified": "DATETIME", "amount": "DOUBLE"}
+    jobs = [j for j in _rows(generated.truth, "jobs") if not j["node_id"] and not j["writes"]]
+    assert jobs, "ALTER TABLE jobs (ADD COLUMNS, CHANGE COLUMN) write no table"
+    changes = pq.read_table(str(generated.warehouse / "graph" / "changes")).to_pylist()
+    retyped = {c["entity_id"] for c in changes if c["kind"] == "column_type_change"}
+    hub_columns = {r["column_id"]: r for r in _rows(generated.truth, "columns") if r["table_id"] == hub}
+    assert len(retyped & set(hub_columns)) == 1, sorted(retyped)
+    column = hub_columns[(retyped & set(hub_columns)).pop()]
+    assert not column["valid_to"] and column["column_id"].rsplit(".", 1)[1] not in base
+
+
 def _removal(generated) -> tuple[str, str, str]:
     """(table, removed column, the moment before) of the field removal on the most-read table
     (tables.csv's readers): the graph is asked as it was just before the field went."""

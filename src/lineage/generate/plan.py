@@ -125,12 +125,16 @@ DDL_KINDS = ("ddl-start", "ddl-end")
 """The InsertJob and JobChange of the statement behind a CreateTable or ChangeTable."""
 
 
-def ddl(platform: Platform, kind: str, table: int, moment: datetime, actor: int, sql: str) -> list[Intent]:
+def ddl(platform: Platform, kind: str | None, table: int, moment: datetime, actor: int, sql: str,
+        **change: str) -> list[Intent]:
     """A CreateTable / ChangeTable and the job that ran its statement (the event's CorrelationId,
-    Source INSTANCE): the job's SQL states the columns, which ActionTrail's table events do not."""
+    Source INSTANCE): the job's SQL states the columns, which ActionTrail's table events do not.
+    ``kind`` None: the job alone (a column type change has no ChangeTable operation in seed 002).
+    ``change``: what the statement does for the truth (``column`` and ``type`` added or retyped)."""
     job = f"{moment:%Y%m%d%H%M%S}{table % 1000:03d}0d{table:06d}"
-    args = {"table": table, "actor": actor, "job": job, "sql": sql}
-    return [Intent(moment - timedelta(seconds=20), "ddl-start", args), Intent(moment, kind, args),
+    args = {"table": table, "actor": actor, "job": job, "sql": sql, **change}
+    event = [Intent(moment, kind, args)] if kind else []
+    return [Intent(moment - timedelta(seconds=20), "ddl-start", args), *event,
             Intent(moment + timedelta(seconds=5), "ddl-end", args)]
 
 
@@ -383,6 +387,7 @@ def _changes(platform: Platform, state: State, rng: random.Random, day: datetime
                                             "person": owner}))
     if not any(t == hub_index for t, _ in state.removed):
         out += _remove(platform, state, hub_index, moment + timedelta(minutes=1))
+        out += _retype(platform, state, hub_index, moment + timedelta(minutes=2))
     fresh = [t for t in live if t not in state.deprecated]
     for table in rng.sample(fresh, min(len(fresh), max(1, n // 200))):
         state.deprecated.add(table)
@@ -413,7 +418,23 @@ def _changes(platform: Platform, state: State, rng: random.Random, day: datetime
 
 def _add_column(platform: Platform, table: int, moment: datetime, owner: int, name: str) -> list[Intent]:
     sql = f"ALTER TABLE {platform.table(table).qualified} ADD COLUMNS ({name} STRING);\n"
-    return ddl(platform, "ChangeTable", table, moment, owner, sql)
+    return ddl(platform, "ChangeTable", table, moment, owner, sql, column=name, type="STRING")
+
+
+RETYPED = {"BIGINT": "STRING", "DOUBLE": "DECIMAL(18,2)", "DECIMAL(18,2)": "DECIMAL(20,4)", "STRING": "VARCHAR(255)",
+           "DATETIME": "TIMESTAMP"}
+"""A column type change: the column's type -> its new one."""
+
+
+def _retype(platform: Platform, state: State, table: int, moment: datetime) -> list[Intent]:
+    """``ALTER TABLE ... CHANGE COLUMN c c <type>`` on a column some readers read and others do not."""
+    name = removable(platform, state, table)
+    if name is None:
+        return []
+    spec = platform.table(table)
+    new = RETYPED[dict(schema.columns(spec))[name]]
+    sql = f"ALTER TABLE {spec.qualified} CHANGE COLUMN {name} {name} {new};\n"
+    return ddl(platform, None, table, moment, spec.owner, sql, column=name, type=new)
 
 
 def _remove(platform: Platform, state: State, table: int, moment: datetime) -> list[Intent]:

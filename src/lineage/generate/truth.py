@@ -9,7 +9,7 @@
 | ``access.csv`` | grant-churn event: time, kind, source, principal, table, ok, expires |
 | ``changes.csv`` | change event: time, kind, entity |
 | ``feeds.csv`` | expected FEEDS edge: src, dst (from every finished job whose lineage is sql or audit, and every COMPLETE Spark run) |
-| ``columns.csv`` | column: table_id, column_id, type (as the DDL states it), valid_from, valid_to (empty: still there): every table's columns from the job behind its CreateTable, those a ChangeTable adds, a staging table's and the ``etl_batch`` epilogue's from the first finished run; closed by a DataHub field removal or DropTable |
+| ``columns.csv`` | column: table_id, column_id, type (as the DDL last states it: a CHANGE COLUMN retypes), valid_from, valid_to (empty: still there): every table's columns from the job behind its CreateTable, those a ChangeTable adds, a staging table's and the ``etl_batch`` epilogue's from the first finished run; closed by a DataHub field removal or DropTable |
 | ``column_feeds.csv`` | expected column FEEDS: src, dst, qualifier (direct, indirect), nodes (the DataWorks nodes whose finished SQL runs give the pair), first_seen (the first such run's end), from the templates (``generate.projection``); none from variable-named or non-SQL jobs |
 | ``openlineage.csv`` | Spark run reported as OpenLineage events (``--openlineage-share``): run_id, job_id, day, status (complete, fail), ended, reads, writes |
 | ``effects.json`` | planted access change (``effects``): its ``change`` (entity_id, time, kind, action), ``effect`` (restricts, exposes), ``sensitive``, the principals ``gained``/``lost``, the nodes that ``may_fail`` (read the table within ``lookback_days`` before a revoke of their owner) |
@@ -162,8 +162,10 @@ class Truth:
             self.written.add(table.id)
             for name, kind in schema.columns(table) + (schema.PARTITION,):
                 self.open_column(table.id, name, kind, when)
-        else:  # ALTER TABLE ... ADD COLUMNS (<name> STRING)
-            self.open_column(table.id, intent.args["sql"].split("(")[1].split()[0], "STRING", when)
+        elif "CHANGE COLUMN" in intent.args["sql"]:  # the column keeps its id and takes the new type
+            self.columns[table.id][schema.column_id(table.id, intent.args["column"])][0] = intent.args["type"]
+        else:  # ALTER TABLE ... ADD COLUMNS
+            self.open_column(table.id, intent.args["column"], intent.args["type"], when)
 
     def intent(self, intent: Intent) -> None:
         platform, args, when = self.platform, intent.args, _iso(intent.time)
