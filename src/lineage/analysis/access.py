@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -34,6 +34,12 @@ from lineage.graph.asof import contains
 
 CAN_ACCESS, HAS_ROLE, HAS_LABEL, HAS_COLUMN, IN_PROJECT, FEEDS = (
     "CAN_ACCESS", "HAS_ROLE", "HAS_LABEL", "HAS_COLUMN", "IN_PROJECT", "FEEDS")
+RELATIONSHIPS = frozenset({CAN_ACCESS, HAS_ROLE, HAS_LABEL, HAS_COLUMN, IN_PROJECT, FEEDS, "OWNS"})
+"""What access questions walk (grants, roles, labels, scopes, derived tables, owners): the part of
+the graph ``lineage access`` reads (``load_rows(relationships=...)``); a walk over another raises."""
+NEVER_ON_A_PATH = ("Job", "Instance")
+"""Labels no access path passes through (never a principal, a grant's object or a covered table):
+their edges (most of a platform's) are left unread, unless the question is about one of them."""
 LABEL_QUALIFIER = "label"  # MaxCompute GRANT LABEL ... ON TABLE t TO USER x
 DERIVED = "derived"  # reachable_by: a table derived (FEEDS) from one the principal can read
 
@@ -90,7 +96,10 @@ class Timeline:
     (one before each change): re-indexing the whole graph per instant cost most of a second
     each, while a view filters only the lists a question touches."""
 
-    def __init__(self, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]]):
+    def __init__(self, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]],
+                 relationships: Collection[str] | None = None):
+        self.relationships = None if relationships is None else frozenset(relationships)
+        """Read from part of the graph (``load_rows(relationships=...)``): only these may be asked."""
         self.rows = {v["id"]: v for v in vertices}
         self.labels: dict[str, str] = {i: v.get("label") or ids.label_of(i) for i, v in self.rows.items()}
         self.names: dict[str, str] = {i: v["name"] for i, v in self.rows.items() if v.get("name")}
@@ -149,10 +158,18 @@ class Snapshot:
         return self.names.get(vertex) or ids.key_of(vertex)
 
     def out(self, vertex: str, relationship: str) -> list[Edge]:
+        self._read(relationship)
         return [e for e in self.timeline.out.get((vertex, relationship), ()) if self._valid(e)]
 
     def into(self, vertex: str, relationship: str) -> list[Edge]:
+        self._read(relationship)
         return [e for e in self.timeline.into.get((vertex, relationship), ()) if self._valid(e)]
+
+    def _read(self, relationship: str) -> None:
+        """A walk over a relationship the graph was read without would answer wrong, silently."""
+        only = self.timeline.relationships
+        if only is not None and relationship not in only:
+            raise ValueError(f"{relationship} was not read: this question's relationships are {sorted(only)}")
 
 
 def moment_of(as_of: Any) -> datetime:
@@ -160,8 +177,9 @@ def moment_of(as_of: Any) -> datetime:
     return to_time(as_of) or datetime.now(timezone.utc)
 
 
-def snapshot(vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]], as_of: Any = None) -> Snapshot:
-    return Timeline(vertices, edges).at(moment_of(as_of))
+def snapshot(vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]], as_of: Any = None,
+             relationships: Collection[str] | None = None) -> Snapshot:
+    return Timeline(vertices, edges, relationships).at(moment_of(as_of))
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Sequence
 
+from lineage import ids
 from lineage.analysis import access as access_analysis
 from lineage.analysis import columns
 from lineage.analysis import hygiene as hygiene_analysis
@@ -152,15 +153,23 @@ class AccessResult:
 def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessResult:
     """Every principal who can read ``target`` as of a time, and how (one path each in JSON); also
     its MaxCompute owners and admins, and its catalogue (metadata) owners."""
+    only = access_analysis.RELATIONSHIPS  # the access paths' part of the graph, not its jobs and runs
+    skip = () if ids.label_of(target) in access_analysis.NEVER_ON_A_PATH else access_analysis.NEVER_ON_A_PATH
+    vertices, edges = load_rows(warehouse, relationships=only, named=[target], without=skip)
+    return access_rows(vertices, edges, change_rows(warehouse), target, as_of=as_of, relationships=only)
+
+
+def access_rows(vertices: Sequence[Any], edges: Sequence[Any], changes: Sequence[Any], target: str, *,
+                as_of: Any = None, relationships: Any = None) -> AccessResult:
+    """:func:`access` over rows (the whole graph's, or the part of ``relationships``)."""
     from lineage.analysis import ownership
 
     moment = access_analysis.moment_of(as_of)
-    vertices, edges = load_rows(warehouse)
     if not any(v["id"] == target for v in vertices):
         raise UnknownIds(f"not in the graph: {target}")
-    snap = access_analysis.snapshot(vertices, edges, moment)
+    snap = access_analysis.snapshot(vertices, edges, moment, relationships)
     principals = access_analysis.principals_at(snap, target).values()
-    owners = ownership.owners_and_admins(snap, target, ownership.creators(change_rows(warehouse)))
+    owners = ownership.owners_and_admins(snap, target, ownership.creators(changes))
     catalogue = tuple(ownership.metadata_owners(snap, target))
     # a label grant alone is a clearance, not a way to read: not listed as access
     return AccessResult(target, tuple(p for p in principals if p.reads), moment, tuple(owners.values()), catalogue,
@@ -170,9 +179,10 @@ def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessRe
 def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | None = None) -> list[Any]:
     """Principals who can read data carrying a propagated sensitive tag they were never cleared for."""
     moment = access_analysis.moment_of(as_of)
-    vertices, edges = load_rows(warehouse)
+    vertices, edges = load_rows(warehouse, relationships=propagation.RELATIONSHIPS,
+                                without=access_analysis.NEVER_ON_A_PATH)  # tables, columns and principals only
     kwargs = {"tags": tuple(tags)} if tags else {}
-    return propagation.exposure(vertices, edges, as_of=moment, **kwargs)
+    return propagation.exposure(vertices, edges, as_of=moment, relationships=propagation.RELATIONSHIPS, **kwargs)
 
 
 def blast(

@@ -36,6 +36,7 @@ from typing import Any
 
 from lineage import ids
 from lineage.analysis.columns import spread as column_spread
+from lineage.analysis.access import RELATIONSHIPS as ACCESS_RELATIONSHIPS
 from lineage.analysis.access import (
     HAS_LABEL,
     Principal,
@@ -50,6 +51,8 @@ from lineage.analysis.access import (
 from lineage.analysis.sensitivity import DEFAULT_SENSITIVITY, Sensitivity
 
 TAGGED = "TAGGED"
+RELATIONSHIPS = ACCESS_RELATIONSHIPS | {TAGGED}
+"""What the exposure question walks: the access paths, the marks and the FEEDS they flow along."""
 
 
 @dataclass(frozen=True)
@@ -256,8 +259,10 @@ def exposure(
     tags: Collection[str] | None = None,
     *,
     sensitivity: Sensitivity = DEFAULT_SENSITIVITY,
+    relationships: Collection[str] | None = None,
 ) -> list[Exposure]:
     """Who can read data carrying a propagated sensitive mark they were not cleared for at its
-    origin, as of a time (None: now); sorted by (principal, table, tag). See the module doc."""
-    return exposure_at(snapshot(vertices, edges, as_of), sensitivity, tags)
+    origin, as of a time (None: now); sorted by (principal, table, tag). See the module doc.
+    ``relationships``: the rows are only those (:data:`RELATIONSHIPS`), and only those are walked."""
+    return exposure_at(snapshot(vertices, edges, as_of, relationships), sensitivity, tags)
 

@@ -166,17 +166,18 @@ def rows_at(
 
 def load_rows(
     warehouse: str | Path, as_of: Any = None, *, relationships: Collection[str] | None = None,
-    around: Collection[str] | None = None, named: Collection[str] = (),
+    around: Collection[str] | None = None, named: Collection[str] = (), without: Collection[str] = (),
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(vertices, edges) as lists of dicts read with pyarrow (no JVM), as of a moment when given.
 
     A question that needs part of the graph says which: ``relationships`` keeps the edges of those
     relationships, ``around`` the edges touching those ids; the vertices are then the ids those
-    edges name, ``around`` and ``named`` (vertices wanted for their names only). The filter runs in Arrow, before any row becomes a Python object:
+    edges name, ``around`` and ``named`` (vertices wanted for their names only). ``without``: labels
+    whose edges the question never walks (``access`` never passes through a Job or an Instance). The filter runs in Arrow, before any row becomes a Python object:
     at 10^6 events the whole graph is 1.3M rows and 3 GB of dicts, a question's part a few
     thousand (``show``) or a fifth (``access``)."""
     wh = built(warehouse, "vertices")
-    if relationships is None and around is None:
+    if relationships is None and around is None and not without:
         return rows_at(_read_rows(wh.vertices), _read_rows(wh.edges), to_time(as_of))
     import pyarrow.compute as pc
 
@@ -188,6 +189,11 @@ def load_rows(
         near = _strings(around)
         touching = pc.or_(pc.is_in(edges.column("src"), value_set=near), pc.is_in(edges.column("dst"), value_set=near))
         keep = touching if keep is None else pc.and_(keep, touching)
+    if without:
+        labels = _strings(without)
+        neither = pc.invert(pc.or_(pc.is_in(edges.column("src_label"), value_set=labels),
+                                   pc.is_in(edges.column("dst_label"), value_set=labels)))
+        keep = neither if keep is None else pc.and_(keep, neither)
     edges = edges.filter(keep)
     named = set(edges.column("src").to_pylist()) | set(edges.column("dst").to_pylist()) | set(around or ()) | set(named)
     vertices = _read_table(wh.vertices)
