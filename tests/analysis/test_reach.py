@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -460,3 +461,17 @@ def test_spark_from_warehouse_agrees_as_of_and_auto_stays_local_for_given_ids(sp
     for moment in ("2024-07-09", "2024-07-16"):
         on_spark = SparkEngine.from_warehouse(tmp_path, spark, as_of=moment).reach([SRC])
         assert on_spark == LocalEngine.from_warehouse(tmp_path, as_of=moment).reach([SRC])
+
+
+@pytest.mark.spark
+def test_the_spark_engine_starts_in_a_fresh_process(tmp_path):
+    """``impact --engine spark`` as a user runs it, in a process with no Spark yet: GraphFrames'
+    Python package comes with the session (it once was imported before the session started and
+    every such command failed with ``No module named 'graphframes'``; in-process tests hid it)."""
+    write_graph(tmp_path)
+    command = [sys.executable, "-m", "lineage", "impact", SRC, "--warehouse", str(tmp_path), "--as-of", "2024-07-06",
+               "--json"]
+    spark_run = subprocess.run([*command, "--engine", "spark"], capture_output=True, text=True, timeout=600)
+    assert spark_run.returncode == 0, spark_run.stderr[-2000:]
+    local_run = subprocess.run([*command, "--engine", "local"], capture_output=True, text=True, check=True, timeout=600)
+    assert json.loads(spark_run.stdout) == json.loads(local_run.stdout) and json.loads(local_run.stdout)["affected"]
