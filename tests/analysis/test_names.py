@@ -93,3 +93,14 @@ def test_search_ranks_exact_then_prefix_then_substring():
     assert search("  ", VERTICES) == [] and search("nope", VERTICES) == []
     assert len(search("a", VERTICES, limit=2)) == 2
     assert hits[0].to_json() == {"id": "table:maxcompute:sales_dw.orders", "label": "Table", "name": "orders", "score": 3}
+
+
+def test_candidates_named_by_event_text_cannot_forge_lines_or_escapes():
+    """The listing's line breaks are the message's own: a candidate's name with a newline or a
+    terminal escape is shown escaped, so each candidate is one line."""
+    hostile = [{"id": "table:maxcompute:p.customers_x", "label": "Table", "name": "customers\n  table:fake  (Table, \x1b[2J)",
+                "properties": {}}]
+    with pytest.raises(UnknownName) as raised:
+        resolve("customer", hostile)
+    lines = str(raised.value).split("\n")
+    assert lines[1:] == ["  table:maxcompute:p.customers_x  (Table, customers\\x0a  table:fake  (Table, \\x1b[2J))"]

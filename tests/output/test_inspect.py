@@ -141,6 +141,8 @@ def test_an_unknown_name_exits_2_with_the_nearest_candidates(demo_warehouse, com
     assert result.exit_code == 2 and result.stdout == ""
     assert "no vertex has the id or name 'dwd_order'; nearest:" in result.stderr
     assert DWD in result.stderr and DWD_NODE in result.stderr
+    lines = result.stderr.splitlines()  # one candidate a line (not one line of \x0a escapes)
+    assert f"  {DWD}  (Table, dwd_orders)" in lines and "\\x0a" not in result.stderr
 
 
 def test_impact_and_access_by_name_answer_with_canonical_ids(demo_warehouse):

@@ -21,6 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from lineage.errors import UsageError
 from lineage.ids import key_of
+from lineage.render.escape import visible
 
 EXACT, PREFIX, SUBSTRING = 3, 2, 1
 """Search scores: the query is one of a vertex's names, begins one, or is inside one."""
@@ -94,7 +95,9 @@ def search(text: str, vertices: Iterable[Mapping[str, Any]], limit: int | None =
 
 
 def _listing(hits: Iterable[Hit]) -> str:
-    return "".join(f"\n  {h.id}  ({h.label}, {h.name})" for h in hits)
+    """One line per candidate; event text made visible here, so the message's own line breaks are
+    the only ones it has (the CLI prints it line by line)."""
+    return "".join(f"\n  {visible(h.id)}  ({visible(h.label)}, {visible(h.name)})" for h in hits)
 
 
 def nearest(text: str, vertices: Sequence[Mapping[str, Any]], count: int = NEAREST) -> list[Hit]:

@@ -82,7 +82,8 @@ class _Group(click.Group):
                 # an engine out of memory (what to raise, or the other engine), or a damaged file (its repair)
                 exc = out_of_memory(exc, alternative=engines) or explain(exc) or exc
             if isinstance(exc, LineageError):
-                click.echo(visible(exc.line.format(exc)), err=True)
+                # the message's own lines kept; event text in it was made visible where it was named
+                click.echo("\n".join(visible(line) for line in exc.line.format(exc).split("\n")), err=True)
                 sys.exit(exc.exit_code)
             if not debug:
                 message = " ".join(str(exc).split())  # one line, even for a multi-line message
