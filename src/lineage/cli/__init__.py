@@ -280,10 +280,14 @@ def exposure(warehouse: Path, as_of: str | None, tags: tuple[str, ...], as_json:
                    "always cover all of them).")
 @click.option("--full", is_flag=True,
               help="Every affected vertex of every change as JSON Lines: one change per line, ranked, streamed.")
+@click.option("--pairs-out", type=click.Path(path_type=Path),
+              help="Also write every (change, affected vertex) pair as a parquet dataset to this folder "
+                   "(replaced when complete), streamed: for windows with millions of pairs.")
 def blast_radius_command(warehouse: Path, since: str | None, until: str | None, max_depth: int | None, engine: str,
-                         top: int, as_json: bool, affected_limit: int, full: bool) -> None:
+                         top: int, as_json: bool, affected_limit: int, full: bool, pairs_out: Path | None) -> None:
     """Every change in a time window, what it affects and its impact score, ranked."""
     from lineage.analysis.api import blast, blast_all
+    from lineage.analysis.pairs import write_pairs
     from lineage.store.warehouse import Warehouse
 
     warehouse = Warehouse.at(warehouse)  # opened once: every analysis below reads one graph generation
@@ -294,7 +298,13 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
         return
     limit = affected_limit if as_json else 0
     with Reporter(err, not as_json, "blast-radius"):
-        ranked = blast(warehouse, since=since, until=until, engine=engine, max_depth=max_depth, affected=limit)
+        if pairs_out:
+            streamed = blast_all(warehouse, since=since, until=until, engine=engine, max_depth=max_depth)
+            written, ranked = write_pairs(streamed, pairs_out, keep=limit)
+            say(f"blast-radius: {written.pairs:,} (change, vertex) pair(s) of {written.changes:,} change(s) "
+                f"written to {terminal(str(written.folder))} ({written.files} file(s))")
+        else:
+            ranked = blast(warehouse, since=since, until=until, engine=engine, max_depth=max_depth, affected=limit)
     if as_json:
         click.echo(json.dumps({"since": since, "until": until, "changes": [r.to_json() for r in ranked]}))
         return
