@@ -204,6 +204,31 @@ def test_feeds_derived_from_reads_and_writes_of_one_job(folded):
     assert (feeds[0]["src_label"], feeds[0]["dst_label"]) == ("Table", "Table")
 
 
+C_A, C_B = "column:maxcompute:p.a.x", "column:maxcompute:p.b.y"
+COLUMN_FEEDS_LIST_EVERY_JOB = case("column_feeds_list_every_job", [
+    # two jobs write b.y from a.x on different days; j1 again later: via lists both, most recent first
+    fact("e1", day(0), "assert", C_A, "FEEDS", C_B, qualifier="direct",
+         props={"via": '["job:maxcompute:j1"]', "transformations": '["IDENTITY"]'}),
+    fact("e2", day(1), "assert", C_A, "FEEDS", C_B, qualifier="direct",
+         props={"via": '["job:maxcompute:j2"]', "transformations": '["TRANSFORMATION"]'}),
+    fact("e3", day(2), "assert", C_A, "FEEDS", C_B, qualifier="direct",
+         props={"via": '["job:maxcompute:j1"]', "transformations": '["IDENTITY"]'}),
+    fact("e4", day(1), "assert", C_A, "FEEDS", C_B, qualifier="indirect",  # the other qualifier: its own edge
+         props={"via": '["job:maxcompute:j2"]', "transformations": '["FILTER"]'}),
+])
+
+
+def test_column_feeds_list_every_job_that_made_them(folded):
+    """DESIGN.md: a column FEEDS's ``via`` lists the jobs, as a table FEEDS's does (not the latest
+    alone); its ``transformations`` are every subtype seen."""
+    _, edges, _ = folded[COLUMN_FEEDS_LIST_EVERY_JOB]
+    by_qualifier = {e["qualifier"]: e for e in edges if e["relationship"] == "FEEDS"}
+    assert by_qualifier["direct"]["properties"] == {"via": '["job:maxcompute:j1","job:maxcompute:j2"]',
+                                                     "transformations": '["IDENTITY","TRANSFORMATION"]'}
+    assert by_qualifier["indirect"]["properties"] == {"via": '["job:maxcompute:j2"]', "transformations": '["FILTER"]'}
+    assert (by_qualifier["direct"]["valid_from"], by_qualifier["direct"]["event_count"]) == (day(0), 3)
+
+
 NODE_7 = "node:dataworks:7"
 FEEDS_INTERVALS_FOLLOW_THE_READS_AND_WRITES = case("feeds_intervals_follow_the_reads_and_writes", [
     fact("e1", day(0), "assert", NODE_7, "READS", T_A),

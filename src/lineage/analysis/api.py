@@ -22,7 +22,7 @@ from lineage.analysis.engine import Affected, Traversal, UnknownIds
 from lineage.analysis.engines import Question, choose_engine, open_engine, traversal
 from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, Hygiene
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
-from lineage.graph.api import change_rows, load_rows, to_time
+from lineage.graph.api import change_rows, load_rows, to_time, vertex_rows
 
 # views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
 from lineage.analysis.views import (  # noqa: F401
@@ -181,6 +181,8 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
     moment = access_analysis.moment_of(as_of)
     vertices, edges = load_rows(warehouse, relationships=propagation.RELATIONSHIPS,
                                 without=access_analysis.NEVER_ON_A_PATH)  # tables, columns and principals only
+    # and the jobs FEEDS came through: whether their column lineage is complete decides the fallback
+    vertices += vertex_rows(warehouse, columns.via_jobs(edges))
     kwargs = {"tags": tuple(tags)} if tags else {}
     return propagation.exposure(vertices, edges, as_of=moment, relationships=propagation.RELATIONSHIPS, **kwargs)
 

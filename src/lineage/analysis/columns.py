@@ -323,6 +323,19 @@ def ask(warehouse: Any, sources: Sequence[str], *, as_of: Any = None, max_depth:
     return ColumnResult(tuple(wanted), tuple(found), moment, runner.name, indirect, downstream)
 
 
+def via_jobs(edges: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The jobs (and nodes) every table FEEDS row lists in ``via``: whose column lineage
+    :func:`_via_complete` reads, so a reader of part of the graph loads them too."""
+    found: set[str] = set()
+    for edge in edges:
+        if edge["relationship"] == FEEDS and ids.label_of(edge["src"]) != "Column":
+            try:
+                found.update(json.loads((edge.get("properties") or {}).get("via") or "[]"))
+            except ValueError:
+                continue
+    return found
+
+
 def _via_complete(snap: Snapshot, edge: Any) -> bool:
     """A table FEEDS edge is covered by column lineage when every job it came from is complete."""
     try:

@@ -76,6 +76,11 @@ SINGLE_VALUED: dict[tuple[str, str, str], str] = {
 # a standing ACL grant of the same privilege)
 LATEST_EXPIRY: frozenset[tuple[str, str]] = frozenset({("CAN_ACCESS", "label")})
 
+LISTED: tuple[str, ...] = ("via", "transformations")
+"""Column FEEDS properties that are JSON lists: an interval's value is the union over all its
+asserts (``via`` most recent first, as a table FEEDS lists its jobs; ``transformations`` by name),
+not the latest assert's alone -- two jobs feeding one column pair are both its ``via``."""
+
 _ORDER = ("event_time", "event_id", "seq")
 _EDGE_KEY = ("src_id", "relationship", "dst_id", "qualifier")
 
@@ -313,6 +318,10 @@ def fold_edges(facts: DataFrame, cached: list[DataFrame] | None = None) -> DataF
         .withColumn("expires_at", expiry)
     )
     props = _latest_props(edges.where(asserted), interval_key)
+    listed = _listed_props(edges.where(asserted), interval_key)
+    props = props.join(listed, interval_key, "left").withColumn("properties", F.when(
+        F.col("_listed").isNull(), F.col("properties")
+    ).otherwise(F.map_concat(F.map_filter("properties", lambda k, _v: ~k.isin(*LISTED)), F.col("_listed")))).drop("_listed")
     return (
         folded.join(props, interval_key, "left")
         .withColumn("properties", F.coalesce("properties", F.create_map().cast("map<string,string>")))
@@ -320,6 +329,20 @@ def fold_edges(facts: DataFrame, cached: list[DataFrame] | None = None) -> DataF
         .withColumnRenamed("dst_id", "dst")
         .select(*EDGES.names)
     )
+
+
+def _listed_props(asserts: DataFrame, key: list[str]) -> DataFrame:
+    """Per key of a column FEEDS: the :data:`LISTED` properties as the union of its asserts' lists."""
+    rows = asserts.where((F.col("relationship") == "FEEDS") & (F.col("src_label") == "Column"))
+    items = rows.select(*key, "event_time", F.explode(F.map_filter("properties", lambda k, _v: k.isin(*LISTED)))
+                        .alias("pkey", "pvalue"))
+    items = items.select(*key, "pkey", F.when(F.col("pkey") == "via", F.col("event_time")).alias("last_seen"),
+                         F.explode(F.from_json("pvalue", "array<string>")).alias("via"))
+    each = items.groupBy(*key, "pkey", "via").agg(F.max("last_seen").alias("last_seen"))
+    ordered = F.transform(F.array_sort(F.collect_list(F.struct("last_seen", "via")), lambda x, y: _desc(x, y)),
+                          lambda s: s["via"])
+    lists = each.groupBy(*key, "pkey").agg(F.to_json(F.slice(ordered, 1, VIA_LIMIT)).alias("pvalue"))
+    return lists.groupBy(*key).agg(F.map_from_entries(F.collect_list(F.struct("pkey", "pvalue"))).alias("_listed"))
 
 
 def merge_intervals(rows: DataFrame, key: list[str]) -> DataFrame:
