@@ -57,3 +57,27 @@ def tree_rss_mb(root: int) -> float:
 def children_peak_mb() -> float:
     """Summed peak resident memory of this process's live descendants (e.g. the Spark JVM)."""
     return status_mb(descendants(os.getpid()), "VmHWM")
+
+
+def measured(command: list[str], env: dict[str, str] | None = None, every: float = 0.2) -> tuple[float, float, str, str, int]:
+    """Run ``command`` to its end, sampling its process tree's memory every ``every`` seconds:
+    (seconds, peak MB, stdout, stderr, exit status). The one timed-run loop the benchmarks share."""
+    import subprocess
+    import threading
+    import time
+
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    peak, done = [0.0], threading.Event()
+
+    def sample() -> None:
+        while not done.wait(every):
+            peak[0] = max(peak[0], tree_rss_mb(process.pid))
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    started = time.perf_counter()
+    sampler.start()
+    out, err = process.communicate()
+    seconds = time.perf_counter() - started
+    done.set()
+    sampler.join()
+    return seconds, peak[0], out, err, process.returncode

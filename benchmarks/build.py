@@ -21,12 +21,11 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _measure import tree_rss_mb  # noqa: E402
+from _measure import measured  # noqa: E402
 
 
 def split_days(platform: Path, work: Path) -> tuple[Path, Path, str]:
@@ -45,23 +44,10 @@ def split_days(platform: Path, work: Path) -> tuple[Path, Path, str]:
 
 def run(*args: str) -> tuple[float, float, dict]:
     """One ``lineage`` command: (seconds, peak MB of its process tree, its --json document)."""
-    process = subprocess.Popen([sys.executable, "-m", "lineage", *args, "--json"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    peak, done = [0.0], threading.Event()
-
-    def sample() -> None:
-        while not done.wait(0.5):
-            peak[0] = max(peak[0], tree_rss_mb(process.pid))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    start = time.perf_counter()
-    sampler.start()
-    out, err = process.communicate()
-    seconds = time.perf_counter() - start
-    done.set()
-    if process.returncode != 0:
-        raise SystemExit(f"lineage {' '.join(args)} failed ({process.returncode}):\n{err[-3000:]}")
-    return seconds, peak[0], json.loads(out)
+    seconds, peak, out, err, status = measured([sys.executable, "-m", "lineage", *args, "--json"], every=0.5)
+    if status != 0:
+        raise SystemExit(f"lineage {' '.join(args)} failed ({status}):\n{err[-3000:]}")
+    return seconds, peak, json.loads(out)
 
 
 def same_graph(first: Path, second: Path) -> dict[str, str]:

@@ -16,17 +16,14 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _measure import tree_rss_mb  # noqa: E402
+from _measure import measured  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 WITHOUT_COLUMNS = '''
@@ -56,25 +53,10 @@ def run(args: list[str], env_path: str | None = None) -> tuple[float, float, dic
     env = dict(os.environ)
     if env_path:
         env["PYTHONPATH"] = env_path + os.pathsep + env.get("PYTHONPATH", "")
-    process = subprocess.Popen([sys.executable, "-m", "lineage", *args, "--json"], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=env)
-    peak, done = [0.0], threading.Event()
-
-    def sample() -> None:
-        while not done.is_set():
-            peak[0] = max(peak[0], tree_rss_mb(process.pid))
-            time.sleep(0.2)
-
-    started = time.perf_counter()
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    out, err = process.communicate()
-    seconds = time.perf_counter() - started
-    done.set()
-    sampler.join()
-    if process.returncode != 0:
-        raise SystemExit(f"lineage {' '.join(args)} failed ({process.returncode}):\n{err[-3000:]}")
-    return seconds, peak[0], json.loads(out)
+    seconds, peak, out, err, status = measured([sys.executable, "-m", "lineage", *args, "--json"], env)
+    if status != 0:
+        raise SystemExit(f"lineage {' '.join(args)} failed ({status}):\n{err[-3000:]}")
+    return seconds, peak, json.loads(out)
 
 
 def last_week(build: dict) -> tuple[str, str]:

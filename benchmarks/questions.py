@@ -19,14 +19,12 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _measure import tree_rss_mb  # noqa: E402
+from _measure import measured  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,25 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 def run(src: Path, args: list[str]) -> tuple[float, float, str]:
     """(seconds, peak MB of the process tree, stdout) of one ``lineage`` command run from ``src``."""
     env = dict(os.environ, PYTHONPATH=str(src))
-    process = subprocess.Popen([sys.executable, "-m", "lineage", *args], stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, env=env)
-    peak, done = [0.0], threading.Event()
-
-    def sample() -> None:
-        while not done.is_set():
-            peak[0] = max(peak[0], tree_rss_mb(process.pid))
-            time.sleep(0.05)
-
-    started = time.perf_counter()
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    out, err = process.communicate()
-    seconds = time.perf_counter() - started
-    done.set()
-    sampler.join()
-    if process.returncode != 0:
-        raise SystemExit(f"lineage {' '.join(args)} failed ({process.returncode}):\n{err[-2000:]}")
-    return seconds, peak[0], out
+    seconds, peak, out, err, status = measured([sys.executable, "-m", "lineage", *args], env, every=0.05)
+    if status != 0:
+        raise SystemExit(f"lineage {' '.join(args)} failed ({status}):\n{err[-2000:]}")
+    return seconds, peak, out
 
 
 def subjects(warehouse: Path) -> tuple[str, str]:

@@ -87,15 +87,24 @@ def _imported(module: str, path: Path, node: ast.Import | ast.ImportFrom) -> set
     return out
 
 
-def import_graph() -> nx.DiGraph:
+def _graph(trees: dict[str, ast.Module], collect) -> nx.DiGraph:
+    """Module -> the package modules its imports (those ``collect`` finds in its tree) load."""
     graph = nx.DiGraph()
-    for module, path in MODULES.items():
+    for module, tree in trees.items():
         graph.add_node(module)
-        for node in _module_level_imports(ast.parse(path.read_text(), str(path))):
-            for target in _imported(module, path, node):
+        for node in collect(tree):
+            for target in _imported(module, MODULES[module], node):
                 if target != module:
                     graph.add_edge(module, target)
     return graph
+
+
+def _trees() -> dict[str, ast.Module]:
+    return {module: ast.parse(path.read_text(), str(path)) for module, path in MODULES.items()}
+
+
+def import_graph() -> nx.DiGraph:
+    return _graph(_trees(), _module_level_imports)
 
 
 def test_no_module_over_700_lines_except_data_tables() -> None:
@@ -126,11 +135,7 @@ def test_import_walker_finds_a_cycle() -> None:
     """The cycle check itself can fail: two modules importing each other are reported."""
     a = ast.parse("from lineage.store import schema\n")
     b = ast.parse("import lineage.ids\n")
-    graph = nx.DiGraph()
-    for name, tree in (("lineage.ids", a), ("lineage.store.schema", b)):
-        for node in _module_level_imports(tree):
-            for target in _imported(name, MODULES[name], node):
-                graph.add_edge(name, target)
+    graph = _graph({"lineage.ids": a, "lineage.store.schema": b}, _module_level_imports)
     assert sorted(map(sorted, nx.simple_cycles(graph))) == [["lineage.ids", "lineage.store.schema"]]
 
 
@@ -163,14 +168,7 @@ def _every_import(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
 
 def full_import_graph() -> nx.DiGraph:
     """Every import statement, function-level (lazy) ones included."""
-    graph = nx.DiGraph()
-    for module, path in MODULES.items():
-        graph.add_node(module)
-        for node in _every_import(ast.parse(path.read_text(), str(path))):
-            for target in _imported(module, path, node):
-                if target != module:
-                    graph.add_edge(module, target)
-    return graph
+    return _graph(_trees(), _every_import)
 
 
 def test_no_import_circle_through_function_level_imports() -> None:
@@ -186,11 +184,7 @@ def test_function_level_walker_finds_a_circle_through_a_lazy_import() -> None:
     whose circle closes only through a lazy import are reported."""
     a = ast.parse("def f():\n    from lineage.store import schema\n")
     b = ast.parse("import lineage.ids\nfrom typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import lineage.errors\n")
-    graph = nx.DiGraph()
-    for name, tree in (("lineage.ids", a), ("lineage.store.schema", b)):
-        for node in _every_import(tree):
-            for target in _imported(name, MODULES[name], node):
-                graph.add_edge(name, target)
+    graph = _graph({"lineage.ids": a, "lineage.store.schema": b}, _every_import)
     assert _module_level_imports(a) == []  # a circle the module-level test cannot see
     circles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
     assert circles == [["lineage.ids", "lineage.store.schema"]] and "lineage.errors" not in graph
