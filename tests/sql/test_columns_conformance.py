@@ -21,10 +21,6 @@ UNRESOLVED = "an unqualified column over sources of unknown columns (or a subque
 LATERAL_ALIAS = "lateral alias references: Hive/MaxCompute have none, the name is a column of the FROM table"
 INVALID = "invalid SQL (a column its source does not have, UNION branches of different widths): partial"
 MULTI = "the later statement reads a table created earlier in the script, whose columns are not in the schema given"
-NOT_IN_JOB = ("the peer was given the tables' columns (metadata); a job's column lineage is read from its own SQL "
-              "alone, so the earlier DDL job stating them does not expand * or resolve an unqualified column: partial")
-TARGET_BY_NAME = ("a positional INSERT into a table whose columns the job's SQL does not state: the target columns are "
-                  "the SELECT's output names (not partial), where the peer, knowing the table, maps by position")
 
 DIFFERS = {
     "test_column_select_case_when.py::test_select_column_using_case_when#1": NAMED_BY_TEXT,
@@ -55,44 +51,29 @@ DIFFERS = {
     "test_metadata_unqualified_column.py::test_select_column_from_table_subquery#1": INVALID,
     "test_metadata_unqualified_column.py::test_select_column_from_table_subquery#2": INVALID,
     "test_metadata_unqualified_column.py::test_select_column_from_tempview_view_subquery": MULTI,
-    # agree through the function given the peer's metadata as schema; through the pipeline no job sees it
-    "multiple_statements/test_session_metadata.py::test_do_not_register_session_metadata_for_update_statement":
-        NOT_IN_JOB,  # salesorderdetailid: either joined table
-    "test_column_select_lateral_alias_ref.py::test_column_top_level_enable_lateral_ref_with_metadata_from_subquery":
-        NOT_IN_JOB,  # SELECT * FROM person.person in a subquery
-    "test_column_select_lateral_alias_ref.py::test_column_top_level_enable_lateral_ref_with_metadata_from_nested_subquery":
-        NOT_IN_JOB,
-    "test_metadata_unqualified_column.py::test_select_column_from_tables#1": NOT_IN_JOB,
-    "test_metadata_unqualified_column.py::test_select_column_from_tables#2": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_select_single_table_wildcard": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_select_single_table_partial_wildcard_in_subquery#1": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_select_single_table_partial_wildcard_in_subquery#2": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_select_table_join_partial_wildcard_at_last": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_select_table_join_partial_wildcard_at_beginning": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_select_table_join_multiple_wildcards": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_select_table_join_multiple_wildcards_merged_at_top_level": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_select_table_join_multiple_wildcards_at_different_level": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_wildcard_reference_from_previous_statements": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_wildcard_table_union_with_same_column_names": NOT_IN_JOB,
-    "test_metadata_wildcard.py::test_wildcard_table_union_with_different_column_names": NOT_IN_JOB,
-    "test_metadata_target_column.py::test_metadata_target_column": TARGET_BY_NAME,  # date_day AS dd -> dim_date.dd
-    "test_metadata_target_column.py::test_metadata_target_column_cte": TARGET_BY_NAME,
-    "test_metadata_wildcard.py::test_insert_overwrite_with_partition_excludes_partition_columns":
-        TARGET_BY_NAME,  # cardtype -> credit_card_daily.cardtype, the table's column is card_type
 }
 
-# TARGET_BY_NAME, read from the SQL: every pair the peer has, with the target column renamed to the
-# SELECT's output name; the peer's date_day -> date_key (hash(date_day) AS date_key) keeps its name
-BY_NAME = {
-    "test_metadata_wildcard.py::test_insert_overwrite_with_partition_excludes_partition_columns":
-        {"card_type": "cardtype", "creditcard_id": "creditcardid"},
-    "test_metadata_target_column.py::test_metadata_target_column_cte": {
-        "date_day": "dd", "prior_date_day": "prd", "next_date_day": "ndd", "prior_year_date_day": "pydd",
-        "prior_year_over_year_date_day": "pyoydd", "day_of_week": "dow", "day_of_week_name": "down",
-        "day_of_month": "dom", "day_of_year": "doy"},
-}
-BY_NAME["test_metadata_target_column.py::test_metadata_target_column"] = \
-    BY_NAME["test_metadata_target_column.py::test_metadata_target_column_cte"]
+RESOLVED = (  # partial or named by output names while a job saw only its own DDL; the graph's schema resolves them
+    "multiple_statements/test_session_metadata.py::test_do_not_register_session_metadata_for_update_statement",
+    "test_column_select_lateral_alias_ref.py::test_column_top_level_enable_lateral_ref_with_metadata_from_subquery",
+    "test_column_select_lateral_alias_ref.py::test_column_top_level_enable_lateral_ref_with_metadata_from_nested_subquery",
+    "test_metadata_unqualified_column.py::test_select_column_from_tables#1",
+    "test_metadata_unqualified_column.py::test_select_column_from_tables#2",
+    "test_metadata_wildcard.py::test_select_single_table_wildcard",
+    "test_metadata_wildcard.py::test_select_single_table_partial_wildcard_in_subquery#1",
+    "test_metadata_wildcard.py::test_select_single_table_partial_wildcard_in_subquery#2",
+    "test_metadata_wildcard.py::test_select_table_join_partial_wildcard_at_last",
+    "test_metadata_wildcard.py::test_select_table_join_partial_wildcard_at_beginning",
+    "test_metadata_wildcard.py::test_select_table_join_multiple_wildcards",
+    "test_metadata_wildcard.py::test_select_table_join_multiple_wildcards_merged_at_top_level",
+    "test_metadata_wildcard.py::test_select_table_join_multiple_wildcards_at_different_level",
+    "test_metadata_wildcard.py::test_wildcard_reference_from_previous_statements",
+    "test_metadata_wildcard.py::test_wildcard_table_union_with_same_column_names",
+    "test_metadata_wildcard.py::test_wildcard_table_union_with_different_column_names",
+    "test_metadata_target_column.py::test_metadata_target_column",
+    "test_metadata_target_column.py::test_metadata_target_column_cte",
+    "test_metadata_wildcard.py::test_insert_overwrite_with_partition_excludes_partition_columns",
+)
 
 
 @pytest.fixture(scope="module")
@@ -111,28 +92,19 @@ def test_peer_cases_agree_except_where_listed(report):
     differ = {d["id"] for d in report["differ"]}
     assert report["cases"] == 170
     assert differ == set(DIFFERS)
-    assert report["agree"] == report["cases"] - len(DIFFERS) == 124
+    assert report["agree"] == report["cases"] - len(DIFFERS) == 143
 
 
 def test_listed_differences_are_partial_or_named_otherwise(report):
     """Where we differ because we refuse to guess, the job says partial (column_lineage_reason)."""
     by_id = {d["id"]: d for d in report["differ"]}
     for case_id, why in DIFFERS.items():
-        if why in (STAR, UNRESOLVED, INVALID, MULTI, NOT_IN_JOB):
+        if why in (STAR, UNRESOLVED, INVALID, MULTI):
             assert by_id[case_id]["partial"] or not by_id[case_id]["only_ours"], case_id
-        if why == NOT_IN_JOB:
-            assert by_id[case_id]["partial"] and not by_id[case_id]["only_ours"], case_id
 
 
-def test_target_by_name_differs_only_in_the_target_column_names(report):
-    """The positional INSERTs into a table of columns unknown to the job: the peer's pairs, each
-    target column named as the SELECT names it; nothing partial (the documented reading)."""
-    by_id = {d["id"]: d for d in report["differ"]}
-    for case_id, names in BY_NAME.items():
-        d = by_id[case_id]
-        renamed = set()
-        for source, target in d["only_peer"]:
-            table, _, column = target.rpartition(".")
-            renamed.add((source, f"{table}.{names.get(column, column)}"))
-        assert set(d["only_ours"]) == renamed - set(d["only_peer"]), case_id
-        assert not d["partial"], case_id
+def test_cases_needing_another_jobs_schema_agree(report):
+    """A ``SELECT *`` over, an unqualified column from, or a positional INSERT into a table whose
+    columns the case's DDL job stated: the build resolves them with the graph's schema as of the job."""
+    differ = {d["id"] for d in report["differ"]}
+    assert len(RESOLVED) == 19 and not differ & set(RESOLVED)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from lineage.store.commit import Transaction
 from lineage.facts import core
 from lineage.facts.extract import facts_of_event
-from lineage.graph import fold, incremental
+from lineage.graph import fold, incremental, resolve
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
 from lineage.store.lock import DEFAULT_WAIT, writer
@@ -251,14 +251,15 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
                 .select(*EXTRACTED.names)
             )
             extracted.coalesce(1).write.mode("append").parquet(str(extracted_dir))
+            new_facts += _resolve(spark, wh, events, facts_new, reextract, facts_dir, say)
             facts_new.unpersist()
         new.unpersist()
 
     if Warehouse.has_data(wh.facts):
-        facts = spark.read.parquet(str(wh.facts))
+        stored = spark.read.parquet(str(wh.facts)).select(*FACTS.names)
     else:
-        facts = spark.createDataFrame([], FACTS.ddl)
-    facts = facts.select(*FACTS.names).persist(StorageLevel.DISK_ONLY)
+        stored = spark.createDataFrame([], FACTS.ddl)
+    facts = resolve.current(stored).persist(StorageLevel.DISK_ONLY)  # a later resolution of a job supersedes
     old = wh.latest()
     files, manifest = incremental.fact_files(wh), incremental.read_manifest(old)
     alias_key, now = incremental.aliases_hash(alias_mapping(aliases, wh)), graph_version()
@@ -281,7 +282,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             say(f"folding what {len(new_files)} new fact file(s) touch into the temporal graph")
             new_facts_df = incremental.read_facts(spark, wh, new_files)
             scratch = wh.root / ".txn" / f"build.scratch-{build_id}"  # hidden from readers, removed below
-            vertices, edges, changes, refolded = incremental.refold(old, facts, new_facts_df, alias_df, scratch)
+            touching = new_facts_df.unionByName(resolve.superseded(stored, new_facts_df))
+            vertices, edges, changes, refolded = incremental.refold(old, facts, touching, alias_df, scratch)
             earliest = incremental.earliest(new_facts_df)
         else:
             kind = "full"
@@ -352,6 +354,24 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             pass
     prune(wh)
     return result
+
+
+def _resolve(spark: "SparkSession", wh: Warehouse, events: "DataFrame", facts_new: "DataFrame", reextract: bool,
+             facts_dir: Path, say: Callable[[str], None]) -> int:
+    """Column lineage of jobs that needed another table's columns, computed with the graph's
+    (:mod:`lineage.graph.resolve`), written beside the new facts: how many facts."""
+    stored = None if reextract or not Warehouse.has_data(wh.facts) else spark.read.parquet(str(wh.facts)).select(*FACTS.names)
+    round_ = 1 + (len(list(wh.builds.glob("*.json"))) if wh.builds.is_dir() else 0)
+    derived = resolve.derived_facts(events, stored, facts_new.select(*FACTS.names), round_)
+    if derived is None:
+        return 0
+    say("resolving column lineage with the graph's schemas")
+    derived = derived.persist()
+    count = derived.count()
+    if count:
+        derived.repartition("source").write.mode("append").partitionBy("source").parquet(str(facts_dir))
+    derived.unpersist()
+    return count
 
 
 CLUSTERED_BY = {"vertices": ("label", "id"), "edges": ("relationship", "src_label", "src"), "changes": ("entity_id",)}

@@ -185,7 +185,9 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame 
     groups_sr = new_edges.select("src_id", "relationship")
     groups_sv = new_edges.where(F.col("_sv").isNotNull()).select("_sv")
     runs = fresh.where(is_vertex & F.col("src_id").isNotNull()).select(F.col("src_id").alias("_run"))
-    concrete = every.where(is_edge & F.col("dst_id").isNotNull())
+    # the new facts' own keys too: a fact superseded since (``resolve.superseded``) is in ``new``
+    # only, and its key must be refolded to go
+    concrete = every.unionByName(fresh).where(is_edge & F.col("dst_id").isNotNull())
     keyed = _any(concrete, [(groups_sr, [("src_id", "src_id"), ("relationship", "relationship")]),
                             (groups_sv, [("_sv", "_sv")]), (runs, [("_run", "_run")])])
     touched_keys = kept(keyed.select(*_FACT_KEY).distinct(), "keys")

@@ -17,7 +17,9 @@ read as the SELECT they amount to (``SELECT <value> AS <column> FROM target JOIN
 Never guessed: a ``SELECT *`` over a table whose columns are not in ``schema``, an unqualified
 column over several tables of unknown schema, an unnamed expression written into a table whose
 columns are unknown, a table name holding a ``${variable}``, an unparsable statement -- each makes
-the result ``partial`` with the reason, and the statement (or the column) gives no pairs.
+the result ``partial`` with the reason, and the statement (or the column) gives no pairs; with
+``by_position`` (extraction, which sees one job's DDL only) so does a positional INSERT into a table
+of unknown columns, which otherwise names them by the query's output names.
 A ``${var}`` used as a value (``WHERE ds = ${bizdate}``) is a value, not a column.
 """
 
@@ -96,11 +98,12 @@ Sources = dict[str, set[str]]
 
 
 def column_lineage(sql: str, schema: Mapping[str, Sequence[str]] | None = None,
-                   default_project: str | None = None) -> ColumnLineage:
+                   default_project: str | None = None, by_position: bool = False) -> ColumnLineage:
     """Column feeds of every data-moving statement of ``sql``.
 
     ``schema``: ``project.table`` -> its column names in order (partition columns last), as known
-    at the job's time; a table missing from it has unknown columns.
+    at the job's time; a table missing from it has unknown columns. ``by_position``: a positional
+    INSERT into a table of unknown columns is partial (no pairs), not named by the query's outputs.
     """
     project = (default_project or DEFAULT).lower()
     tables = {name.lower(): [c.lower() for c in cols] for name, cols in (schema or {}).items()}
@@ -112,7 +115,7 @@ def column_lineage(sql: str, schema: Mapping[str, Sequence[str]] | None = None,
     for statement in parsed:
         written: list[tuple[str, Sources]] | None = None
         try:
-            written = _statement(statement.tree, tables, project, statement.index) or _whole_table(statement, tables, project)
+            written = _statement(statement.tree, tables, project, by_position) or _whole_table(statement, tables, project)
             for target, sources in written:
                 for source, roles in sources.items():
                     feeds.setdefault((source, target), set()).update(roles)
@@ -168,7 +171,7 @@ def _ctas_schema(tree: exp.Expr, written: list[tuple[str, Sources]] | None, proj
 # --- statements --------------------------------------------------------------------------------
 
 
-def _statement(tree: exp.Expr, tables: dict[str, list[str]], project: str, index: int) -> list[tuple[str, Sources]]:
+def _statement(tree: exp.Expr, tables: dict[str, list[str]], project: str, strict: bool) -> list[tuple[str, Sources]]:
     """(target column id, its sources) for one statement; other statements give nothing."""
     if isinstance(tree, exp.MultitableInserts):
         out = []
@@ -176,12 +179,12 @@ def _statement(tree: exp.Expr, tables: dict[str, list[str]], project: str, index
             query = insert.expression.copy()
             if isinstance(query, exp.Select) and not query.args.get("from_"):
                 query.set("from_", exp.From(this=tree.args["source"].copy()))
-            out += _write(insert.this, query, tables, project, positional=True)
+            out += _write(insert.this, query, tables, project, positional=True, strict=strict)
         return out
     if isinstance(tree, exp.Insert) and isinstance(tree.expression, exp.Query):
         if isinstance(tree.this, exp.Directory):
             return []
-        return _write(tree.this, _with(tree, tree.expression), tables, project, positional=True)
+        return _write(tree.this, _with(tree, tree.expression), tables, project, positional=True, strict=strict)
     if isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query):
         return _write(tree.this, _with(tree, tree.expression), tables, project, positional=False)
     if isinstance(tree, exp.Merge):
@@ -207,12 +210,12 @@ def _with(statement: exp.Expr, query: exp.Query) -> exp.Query:
 
 
 def _write(target: exp.Expr, query: exp.Query, tables: dict[str, list[str]], project: str,
-           positional: bool) -> list[tuple[str, Sources]]:
+           positional: bool, strict: bool = False) -> list[tuple[str, Sources]]:
     """Lineage of ``query`` written into ``target`` (a Table, or a Schema holding a column list).
 
     Output columns map by position onto the column list, else (INSERT) onto the target's known
     columns without its static partition columns; a CTAS/view, or an INSERT into a table of
-    unknown columns, names them by the query's output names.
+    unknown columns, names them by the query's output names (``strict``: no pairs, partial).
     """
     columns: list[str] | None = None
     table = target
@@ -232,6 +235,8 @@ def _write(target: exp.Expr, query: exp.Query, tables: dict[str, list[str]], pro
         unnamed = [str(i + 1) for i, n in enumerate(columns) if n is None]
         if unnamed:
             raise Partial(f"columns of {name} unknown and output column {', '.join(unnamed)} has no name")
+        if positional and strict:
+            raise Partial(f"columns of {name} unknown: a positional INSERT maps onto them by position")
     elif len(columns) != len(outputs.names):
         raise Partial(f"{len(outputs.names)} output columns for {len(columns)} columns of {name}")
     wide = analysis.dataset_wide(query)

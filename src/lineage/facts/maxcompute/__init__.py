@@ -122,8 +122,9 @@ _COLUMN_ROWS = (  # a finished SQL job's columns (lineage.facts.maxcompute.colum
     Emit(op="change", src="Column", rel="column_type_change", fn=columns.type_changed,
          note="ALTER TABLE CHANGE [COLUMN] c c <type>", extra=("type", "table")),
     Emit(op="assert", src="Column", rel="FEEDS", dst="Column", fn=columns.column_feeds,
-         note="column lineage of the SQL (lineage.sql.columns), qualifier direct/indirect; SELECT * expanded "
-              "only from the script's own DDL", extra=("via", "transformations")),
+         note="column lineage of the SQL (lineage.sql.columns), qualifier direct/indirect, with the script's own DDL; "
+              "a job needing another table's columns is recomputed by the build with the graph's (lineage.graph.resolve)",
+         extra=("via", "transformations")),
 )
 
 MAPPING: dict[str, tuple[Emit, ...]] = {
@@ -138,7 +139,7 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
              note="InstanceId; Status; sql_error when the SQL does not parse; a finished SQL job's column_lineage "
                   "complete/partial and column_lineage_reason (a schema unknown at extraction, unresolved columns, a "
                   "table pair without a column pair)",
-             extra=(*_JOB_PROPS, "sql_error", "column_lineage", "column_lineage_reason")),
+             extra=(*_JOB_PROPS, "sql_error", "column_lineage", "column_lineage_reason", columns.UNKNOWN_TABLES)),
         Emit(op="assert", src="Job", rel="READS", dst="Table", fn=partial(job_tables, which="reads"),
              note="only a finished job (Status Terminated/Success): tables read by OperationText (lineage.sql, "
                   "default ProjectName)", extra=("instance_id",)),

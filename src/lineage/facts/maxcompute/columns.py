@@ -9,17 +9,21 @@ columns open; a dropped or renamed column closes (a ``field_removal`` Change on 
 ``CHANGE`` that states a type is a ``column_type_change`` on the column.
 
 Column FEEDS come from ``lineage.sql.columns.column_lineage`` with the schemas the script itself
-states: extraction sees one event at a time, so a ``SELECT *`` over (or a positional INSERT into)
-a table created by another job is not expanded but marked -- the Job gets ``column_lineage:
-partial`` and ``column_lineage_reason`` -- never guessed. The job's table lineage and its column
-lineage are kept consistent: each (read, written) table pair of the job (what its table FEEDS are
-made of) is joined by a chain of its column pairs or named in the reason.
+states: extraction sees one event at a time, so a ``SELECT *`` over, an unqualified column from,
+or a positional INSERT into a table whose columns another job (or DataHub) stated gives no pairs
+here -- the Job gets ``column_lineage: partial``, ``column_lineage_reason`` and
+``column_lineage_unknown_tables`` (JSON list of those tables) -- never guessed. The build then
+recomputes such jobs with the graph's schemas as of the job's time (:func:`resolved`,
+``lineage.graph.resolve``). The job's table lineage and its column lineage are kept consistent:
+each (read, written) table pair of the job (what its table FEEDS are made of) is joined by a chain
+of its column pairs or named in the reason.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from lineage import ids
@@ -32,14 +36,20 @@ from lineage.sql.lineage import SqlLineage
 from lineage.sql.columns import DEFAULT, DIRECT, INDIRECT, ColumnLineage, column_lineage
 
 REASON_MAX_CHARS = 1000
+UNKNOWN_TABLES = "column_lineage_unknown_tables"
+"""The Job property listing (JSON) the tables whose columns its column lineage needed and did not have."""
 QUALIFIERS = (("direct", DIRECT), ("indirect", INDIRECT))
 """A pair's qualifier and the OpenLineage subtypes it carries (one pair may have both)."""
 
 
+Schema = tuple[tuple[str, tuple[str, ...]], ...]
+"""``project.table`` -> its columns in order, as a hashable cache key."""
+
+
 @lru_cache(maxsize=8192)
-def _columns_of(sql: str, project: str | None) -> ColumnLineage:
-    """Parsed once per text, as table lineage is (a node submits the same script every day)."""
-    return column_lineage(sql, default_project=project)
+def _columns_of(sql: str, project: str | None, schema: Schema = (), by_position: bool = True) -> ColumnLineage:
+    """Parsed once per text and schema, as table lineage is (a node submits the same script every day)."""
+    return column_lineage(sql, dict(schema), default_project=project, by_position=by_position)
 
 
 def _lineage(event: ParsedEvent) -> ColumnLineage | None:
@@ -196,9 +206,11 @@ def type_changed(event: ParsedEvent) -> Iterator[Out]:
 def column_feeds(event: ParsedEvent) -> Iterator[Out]:
     """(Column)-[:FEEDS {via, transformations}]->(Column), one fact per qualifier a pair holds."""
     lineage = _lineage(event)
-    if lineage is None:
-        return
-    job = _job_id(_data(event).instance_id)
+    if lineage is not None:
+        yield from _feeds(lineage, _job_id(_data(event).instance_id))
+
+
+def _feeds(lineage: ColumnLineage, job: str | None) -> Iterator[Out]:
     for feed in lineage.feeds:
         src, dst = _column(feed.source), _column(feed.target)
         if not (src and dst):
@@ -215,8 +227,10 @@ def partial_reasons(event: ParsedEvent) -> list[str]:
     that no chain of the job's column pairs joins (a chain passes through the script's own
     tables, e.g. a CTAS temp table read by the next statement; such a table's self-loop is exempt)."""
     lineage, tables = _lineage(event), _job_lineage(event)
-    if lineage is None or tables is None:
-        return []
+    return [] if lineage is None or tables is None else _reasons(lineage, tables)
+
+
+def _reasons(lineage: ColumnLineage, tables: SqlLineage) -> list[str]:
     reach: dict[str, set[str]] = {}
     for f in lineage.feeds:
         reach.setdefault(f.source.rpartition(".")[0], set()).add(f.target.rpartition(".")[0])
@@ -252,10 +266,70 @@ def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
 def job_status(event: ParsedEvent) -> Iterator[Out]:
     """``helpers.job_status`` plus the Job's ``column_lineage`` (complete / partial) and
     ``column_lineage_reason`` when it is a finished SQL job."""
-    extra: dict[str, str | None] = {}
+    extra: dict[str, object] = {}
     if _lineage(event) is not None:
-        reason = "; ".join(partial_reasons(event))
-        extra = {"column_lineage": "partial" if reason else "complete",
-                 "column_lineage_reason": reason[:REASON_MAX_CHARS] if reason else None}
+        reasons = partial_reasons(event)
+        extra = {**_status(reasons), UNKNOWN_TABLES: unknown_tables(event)}
     for out in helpers.job_status(event):
         yield Out(out.src, props={**(out.props or {}), **extra})
+
+
+def _status(reasons: list[str]) -> dict[str, str | None]:
+    reason = "; ".join(reasons)
+    return {"column_lineage": "partial" if reason else "complete",
+            "column_lineage_reason": reason[:REASON_MAX_CHARS] if reason else None}
+
+
+def unknown_tables(event: ParsedEvent) -> list[str] | None:
+    """The tables whose columns the job's column lineage needed and its script does not state
+    (``project.table``), None: nothing needed. The build looks only these up in the graph."""
+    lineage, tables = _lineage(event), _job_lineage(event)
+    return None if lineage is None or tables is None else _needed(lineage, tables, _stated(event)) or None
+
+
+def _stated(event: ParsedEvent) -> set[str]:
+    return {t for t, net in _nets(event).items() if net.known}
+
+
+def _needed(lineage: ColumnLineage, tables: SqlLineage, stated: set[str]) -> list[str]:
+    """Those the partial reasons name and those written (a positional INSERT's target, hidden behind
+    a ``*`` first), or every one when a reason names none (an unqualified column over several
+    sources); not a table the SQL did not need, whose few DataHub fields are not all its columns."""
+    if not lineage.partial:
+        return []
+    used = sorted({*tables.reads, *tables.writes})
+    external = [t for t in used if _table(t) and t not in stated]
+    named = [t for t in external if t in tables.writes or any(_names(reason, t) for reason in lineage.partial)]
+    anonymous = any(not any(_names(reason, t) for t in used) for reason in lineage.partial)
+    return external if anonymous else named
+
+
+def _names(reason: str, table: str) -> bool:
+    return re.search(rf"(?<![\w.]){re.escape(table)}(?![\w])", reason) is not None
+
+
+def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]]) -> tuple[list[Out], Out] | None:
+    """The job's column lineage again with the graph's columns (``lookup``: a table's as of the job's
+    time, empty when unknown) of the tables it needs -- again while a result names more (the second
+    ``*`` of a UNION, the next statement's): the FEEDS extraction did not give, and its status (None:
+    not a finished SQL job). A positional INSERT into a table still unknown names the target by the
+    query's outputs, as ``column_lineage`` does without a schema, and stays partial."""
+    tables, data, stated = _job_lineage(event), _data(event), _stated(event)
+    if tables is None:
+        return None
+    project, asked, schema = _text(data.project_name), set(), {}
+    while True:
+        key = tuple(sorted(schema.items()))
+        lineage = _columns_of(data.operation_text, project, key)
+        wanted = set(_needed(lineage, tables, stated)) - asked
+        if not wanted:
+            break
+        asked |= wanted
+        schema.update({t: tuple(cols) for t in wanted if (cols := lookup(t))})
+    if lineage.partial:
+        lineage = replace(lineage, feeds=_columns_of(data.operation_text, project, key, False).feeds)
+    job = _job_id(data.instance_id)
+    before = {(o.src, o.dst, o.qualifier, tuple(o.props["transformations"])) for o in column_feeds(event)}
+    feeds = [o for o in _feeds(lineage, job) if (o.src, o.dst, o.qualifier, tuple(o.props["transformations"])) not in before]
+    still = sorted(t for t in asked if t not in schema)
+    return feeds, Out(job, props={**_status(_reasons(lineage, tables)), UNKNOWN_TABLES: still})
