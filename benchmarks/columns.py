@@ -53,9 +53,9 @@ def run(args: list[str], env_path: str | None = None) -> tuple[float, float, dic
     env = dict(os.environ)
     if env_path:
         env["PYTHONPATH"] = env_path + os.pathsep + env.get("PYTHONPATH", "")
-    seconds, peak, out, err, status = measured([sys.executable, "-m", "lineage", *args, "--json"], env)
+    seconds, peak, out, err, status = measured([sys.executable, "-m", "lineage", "--debug", *args, "--json"], env)
     if status != 0:
-        raise SystemExit(f"lineage {' '.join(args)} failed ({status}):\n{err[-3000:]}")
+        raise SystemExit(f"lineage {' '.join(args)} failed ({status}):\n{err[-20000:]}")
     return seconds, peak, json.loads(out)
 
 

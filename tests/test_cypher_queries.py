@@ -519,7 +519,7 @@ def check_changes(server, warehouse, since: str, until: str) -> list[dict[str, A
     from lineage.graph.api import change_rows
 
     rows = run(server, "changes_this_week", since=since, until=until)
-    want = change_rows(warehouse, since, until)
+    want = change_rows(warehouse, since, until, merge=False)  # the graph's records: every report
     assert [r["change_id"] for r in rows] == [c["change_id"] for c in want], (since, until)
     by_id = ranked_blast(str(warehouse))
     for r, c in zip(rows, want):
@@ -531,10 +531,12 @@ def check_changes(server, warehouse, since: str, until: str) -> list[dict[str, A
 
 @functools.lru_cache(maxsize=4)
 def ranked_blast(warehouse: str) -> dict[str, tuple[int, Any]]:
-    """change id -> (rank, ChangeImpact with every affected vertex), over the whole history."""
+    """change id -> (rank, ChangeImpact with every affected vertex), over the whole history; each
+    report of a change two sources reported (``reported_by``) maps to its change."""
     from lineage.analysis import api
 
-    return {r.change_id: (rank, r) for rank, r in enumerate(api.blast(warehouse, engine="local", affected=None), 1)}
+    ranked = enumerate(api.blast(warehouse, engine="local", affected=None), 1)
+    return {i: (rank, r) for rank, r in ranked for i in dict.fromkeys([r.change_id, *(x["change_id"] for x in r.reported_by)])}
 
 
 def check_change_impact(server, warehouse, change_ids: list[str]) -> int:

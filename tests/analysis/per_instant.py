@@ -201,7 +201,7 @@ def blast_radius(
                 change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
                 kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
                 score=score(change["kind"], affected, importance=importance), summary=dict(sorted(Counter(a.label for a in affected).items())),
-                count=len(affected), affected=affected,
+                count=len(affected), affected=affected, reported_by=tuple(change.get("reported_by") or ()),
             ))
     return sorted(results, key=lambda r: (-r.score, *_time_key(r.time), r.change_id))
 

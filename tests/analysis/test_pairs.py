@@ -51,3 +51,16 @@ def test_a_rerun_replaces_the_dataset_and_an_empty_window_has_its_schema(demo_wa
     table = pq.read_table(str(tmp_path / "pairs"))
     assert table.num_rows == 0 and table.schema.names == list(pairs.COLUMNS)
     assert sorted(p.name for p in (tmp_path / "pairs").iterdir()) == ["part-00000.parquet"]
+
+
+def test_report_pairs_are_the_weeks_blast_radius_pairs_beside_the_report(demo_warehouse, tmp_path):
+    """``report --pairs``: the report's folder gains ``pairs/``, every pair of its window, as
+    ``blast-radius --pairs-out`` writes them for the same window."""
+    result = CliRunner().invoke(main, ["report", "--warehouse", str(demo_warehouse), "--out", str(tmp_path / "r"),
+                                       "--week", "2024-W27", "--engine", "local", "--pairs"])
+    assert result.exit_code in (0, 3), result.stderr  # 3: the report says its inputs are incomplete
+    radius(demo_warehouse, "--pairs-out", tmp_path / "pairs")
+    beside = list(read_pairs(tmp_path / "r" / "2024-W27" / "pairs"))
+    assert beside == list(read_pairs(tmp_path / "pairs")) and len(beside) > 20
+    assert sorted(p.name for p in (tmp_path / "r" / "2024-W27").iterdir()) == \
+        ["pairs", "report.html", "report.json", "report.md"]

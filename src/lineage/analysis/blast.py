@@ -173,6 +173,7 @@ class ChangeImpact:
     gained: tuple[str, ...] = ()  # exposes: principals who gain access
     lost: tuple[str, ...] = ()  # restricts: principals who lose access
     may_fail: tuple[str, ...] = ()  # restricts: their nodes and jobs that read the data
+    reported_by: tuple[Mapping[str, Any], ...] = ()  # every source's report of it (lineage.graph.reports)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -180,17 +181,23 @@ class ChangeImpact:
             "kind": self.kind, "effect": self.effect, "time": self.time.isoformat() if self.time else None,
             "actor": self.actor, "event_id": self.event_id, "score": self.score, "summary": self.summary,
             "affected_count": self.count, "gained": list(self.gained), "lost": list(self.lost),
-            "may_fail": list(self.may_fail),
+            "may_fail": list(self.may_fail), "reported_by": [dict(r) for r in self.reported_by],
             "affected": [{"id": a.id, "label": a.label, "distance": a.distance, "path": list(a.path),
                           "may_fail": a.may_fail} for a in self.affected],
         }
 
 
+def _of(change: Mapping[str, Any]) -> dict[str, Any]:
+    """What a ChangeImpact repeats of its change record."""
+    return {"change_id": change["change_id"], "entity_id": change["entity_id"], "entity_label": change["entity_label"],
+            "kind": change["kind"], "time": change.get("time"), "actor": change.get("actor"),
+            "event_id": change["event_id"], "reported_by": tuple(change.get("reported_by") or ())}
+
+
 def _impact(change: Mapping[str, Any], found: Impact) -> ChangeImpact:
     """A break: its walk from the entity, as the traversal answered it."""
     return ChangeImpact(
-        change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
-        kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
+        **_of(change),
         score=score_of(change["kind"], found.weighted), summary=found.summary, count=found.count,
         affected=found.affected,
     )
@@ -201,8 +208,7 @@ def _column(change: Mapping[str, Any], affected: Sequence[Affected], limit: int 
     """A break scored by its column-precise affected set (``lineage.analysis.columns``)."""
     summary = dict(sorted(Counter(a.label for a in affected).items(), key=lambda kv: (kv[0] is None, kv[0] or "")))
     return ChangeImpact(
-        change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
-        kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
+        **_of(change),
         score=score(change["kind"], affected, importance=importance), summary=summary, count=len(affected),
         affected=tuple(affected if limit is None else affected[:limit]),
     )
@@ -213,8 +219,7 @@ def _reached(change: Mapping[str, Any], plan: "effects_of.Plan", affected: Seque
     """An exposure, restriction or notice: what its plan (and a restriction's walk) reached."""
     summary = dict(sorted(Counter(a.label for a in affected).items(), key=lambda kv: (kv[0] is None, kv[0] or "")))
     return ChangeImpact(
-        change_id=change["change_id"], entity_id=change["entity_id"], entity_label=change["entity_label"],
-        kind=change["kind"], time=change.get("time"), actor=change.get("actor"), event_id=change["event_id"],
+        **_of(change),
         score=score(change["kind"], affected, plan.effect, plan.sensitive, importance), summary=summary,
         count=len(affected),
         affected=tuple(affected if limit is None else affected[:limit]), effect=plan.effect, gained=plan.gained,

@@ -312,7 +312,7 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
 
 
 def _write_report(warehouse: Path, out: Path, week: str | None, since: str | None, until: str | None, engine: str,
-                  top: int, as_json: bool, fresh: bool) -> None:
+                  top: int, as_json: bool, fresh: bool, pairs: bool = False) -> None:
     """Shared by ``report`` and ``weekly``: write the files, print where (or the document), exit 3 on gaps."""
     from lineage.report.job import INCOMPLETE, write
     from lineage.report.window import choose
@@ -320,7 +320,16 @@ def _write_report(warehouse: Path, out: Path, week: str | None, since: str | Non
     from lineage.store.warehouse import Warehouse
 
     with Reporter(err, not as_json, "report"):  # the warehouse opened once: one graph generation throughout
-        written = write(Warehouse.at(warehouse), out, choose(week, since, until), engine=engine, top=top, fresh=fresh)
+        opened, window = Warehouse.at(warehouse), choose(week, since, until)
+        written = write(opened, out, window, engine=engine, top=top, fresh=fresh)
+        if pairs:  # a second, streamed pass: every pair of the window, never held
+            from lineage.analysis.api import blast_all
+            from lineage.analysis.pairs import write_pairs
+
+            done, _ = write_pairs(blast_all(opened, since=window.since, until=window.until, engine=engine),
+                                  written.folder / "pairs")
+            say(f"report: {done.pairs:,} (change, vertex) pair(s) of {done.changes:,} change(s) written to "
+                f"{terminal(str(done.folder))} ({done.files} file(s))")
     if written.kept:
         say(f"report: the trend's {written.kept} earlier week(s) kept from earlier reports, "
             f"{len(written.history or {}) - written.kept} walked (--fresh-history walks them all)")
@@ -345,6 +354,9 @@ _REPORT_OPTIONS = (
     click.option("--json", "as_json", is_flag=True, help="Print report.json on stdout instead of the file names."),
     click.option("--fresh-history", "fresh", is_flag=True,
                  help="Compute the trend's earlier weeks again instead of using the figures earlier reports kept."),
+    click.option("--pairs", is_flag=True,
+                 help="Also write every (change, affected vertex) pair of the window to OUT/<week>/pairs/ (parquet, "
+                      "as blast-radius --pairs-out), streamed in a second pass."),
 )
 
 
@@ -360,9 +372,9 @@ def _report_options(function):
               help="Reports go to OUT/<week>/report.{html,json,md}.")
 @_report_options
 def report_command(warehouse: Path, out: Path, week: str | None, since: str | None, until: str | None, engine: str,
-                   top: int, as_json: bool, fresh: bool) -> None:
+                   top: int, as_json: bool, fresh: bool, pairs: bool) -> None:
     """The weekly impact report: changes, whom to tell, access drift, failures, input health."""
-    _write_report(warehouse, out, week, since, until, engine, top, as_json, fresh)
+    _write_report(warehouse, out, week, since, until, engine, top, as_json, fresh, pairs)
 
 
 @main.command()
@@ -372,7 +384,7 @@ def report_command(warehouse: Path, out: Path, week: str | None, since: str | No
 @_report_options
 @WAIT
 def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None, since: str | None,
-           until: str | None, engine: str, top: int, as_json: bool, fresh: bool, wait: float) -> None:
+           until: str | None, engine: str, top: int, as_json: bool, fresh: bool, pairs: bool, wait: float) -> None:
     """The scheduler's job: ingest what is new, build, report (exit 3: report written, inputs incomplete)."""
     from lineage.graph.build import up_to_date
     from lineage.ingest.pipeline import ingest as run_ingest
@@ -390,7 +402,7 @@ def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None
     else:
         say(f"weekly: nothing new since build {last['build_id']}: its graph is kept ({last['vertices']} vertices, "
             f"{last['edges']} edges)")
-    _write_report(warehouse, out, week, since, until, engine, top, as_json, fresh)
+    _write_report(warehouse, out, week, since, until, engine, top, as_json, fresh, pairs)
 
 
 @main.command()

@@ -94,13 +94,14 @@ def change_ids_first(command):
         from lineage.analysis.blast import blast_radius
         from lineage.analysis.columns import for_changes
         from lineage.graph.api import change_rows
+        from lineage.graph.reports import ids_of
 
         ids = kwargs["ids"]
         wanted = set(ids)
         if not ids or any(len(i) != 32 or not all(ch in "0123456789abcdef" for ch in i) for i in ids):
             return command(*args, **kwargs)
-        changes = [c for c in change_rows(kwargs["warehouse"]) if c["change_id"] in wanted]
-        if len(changes) != len(wanted):
+        changes = [c for c in change_rows(kwargs["warehouse"]) if wanted.intersection(ids_of(c))]
+        if not wanted <= {i for c in changes for i in ids_of(c)}:
             return command(*args, **kwargs)
         walker = traversal(kwargs["warehouse"], kwargs["engine"])
         ranked = blast_radius(changes, walker, max_depth=kwargs["max_depth"],

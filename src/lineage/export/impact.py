@@ -89,7 +89,9 @@ def impact_rows(warehouse: str | Path, since: Any = None, until: Any = None, eng
     ranked = blast(warehouse, since=since, until=until, engine=engine, spark=spark, affected=None)
     changes, affects = [], []
     for rank, impact in enumerate(ranked, 1):
-        changes.append({"id": impact.change_id, "score": impact.score, "count": impact.count, "rank": rank})
+        # every report of one change (lineage.graph.reports) is a Change node: each gets its rank
+        ids = dict.fromkeys([impact.change_id, *(r["change_id"] for r in impact.reported_by)])
+        changes.extend({"id": i, "score": impact.score, "count": impact.count, "rank": rank} for i in ids)
         affects.extend({"change": impact.change_id, "id": a.id, "label": a.label, "distance": a.distance}
                        for a in impact.affected)
     vertices, edges = load_rows(warehouse)
@@ -150,7 +152,7 @@ def write_impact(session: Any, dialect: Any, rows: ImpactRows, batch_size: int, 
                                   "(a vertex the export should have sent is missing; run again with --full)")
             written[kind] += n
     write(session, WRITE_MARKER, **dialect.encode(
-        {"id": marker_id, "since": rows.since, "until": rows.until, "changes": len(rows.changes)}))
+        {"id": marker_id, "since": rows.since, "until": rows.until, "changes": len({c["rank"] for c in rows.changes})}))
     return written
 
 

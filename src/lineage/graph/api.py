@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Collection, Mapping
 
 from lineage.errors import UsageError
 from lineage.events.base import parse_time
+from lineage.graph import reports
 from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, contains, spark_valid
 from lineage.store.warehouse import Warehouse
 
@@ -236,9 +237,12 @@ def _as_rows(table: Any) -> list[dict[str, Any]]:
 
 def change_rows(
     warehouse: str | Path, since: Any = None, until: Any = None, *, entities: Collection[str] | None = None,
+    merge: bool = True,
 ) -> list[dict[str, Any]]:
     """Change records with ``since <= time < until`` as dicts (no JVM), oldest first; only those
-    of ``entities`` when given (filtered in Arrow, as :func:`load_rows` does)."""
+    of ``entities`` when given (filtered in Arrow, as :func:`load_rows` does). ``merge``: one
+    change reported by several sources is one record, with ``reported_by``
+    (:func:`lineage.graph.reports.merged`); else every record as stored."""
     wh = built(warehouse, "changes")
     start, end = to_time(since), to_time(until)
     if entities is not None:
@@ -253,4 +257,5 @@ def change_rows(
         if (start is None or (c["time"] is not None and c["time"] >= start))
         and (end is None or (c["time"] is not None and c["time"] < end))
     ]
-    return sorted(rows, key=lambda c: (c["time"] is None, c["time"].timestamp() if c["time"] else 0.0, c["change_id"]))
+    rows.sort(key=lambda c: (c["time"] is None, c["time"].timestamp() if c["time"] else 0.0, c["change_id"]))
+    return reports.merged(rows) if merge else rows

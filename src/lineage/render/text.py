@@ -165,4 +165,8 @@ def blast_answer(ranked: Sequence[Any], top: int, *, name: Callable[[str], str],
         for row, line in zip(rows, narrow[1:]):
             lines.append(line)
             lines += [f"      {more}" for more in wrapped(f"{row[6]}: {row[7]}", width - 6)]
+    several = sum(1 for r in ranked if len(getattr(r, "reported_by", ())) > 1)
+    if several:
+        lines += wrapped(f"{several} change(s) reported by more than one source are listed once "
+                         "(their reports: reported_by in --json)", width)
     return [*lines, "score = factor x sum(weight x importance / distance), see docs/impact.md"]

@@ -98,6 +98,7 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, Co
             high_impact=impact.score >= HIGH_IMPACT_SCORE, affected_count=impact.count, summary=dict(impact.summary),
             top_assets=top_assets(ctx, impact), owners=owners(ctx, impact), readers=sorted(read[impact.change_id]),
             column_reach=(reach or {}).get(impact.change_id),
+            reported_by=list(dict.fromkeys(str(r.get("source")) for r in impact.reported_by)),
         ))
     return rows, read
 

@@ -79,6 +79,7 @@ class Change(_Model):
     owners: list[str]  # owners of the changed entity and of affected assets, as of just before the change
     readers: list[str]  # principals who could read an affected table just before the change (lineage access)
     column_reach: ColumnReach | None = None  # column changes only: how many downstream tables read the column
+    reported_by: list[str] = []  # the sources that reported it (one change reported by two is one row)
 
 
 class Figure(_Model):
