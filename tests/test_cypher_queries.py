@@ -534,9 +534,10 @@ def ranked_blast(warehouse: str) -> dict[str, tuple[int, Any]]:
     """change id -> (rank, ChangeImpact with every affected vertex), over the whole history; each
     report of a change two sources reported (``reported_by``) maps to its change."""
     from lineage.analysis import api
+    from lineage.graph.reports import ids_of
 
     ranked = enumerate(api.blast(warehouse, engine="local", affected=None), 1)
-    return {i: (rank, r) for rank, r in ranked for i in dict.fromkeys([r.change_id, *(x["change_id"] for x in r.reported_by)])}
+    return {i: (rank, r) for rank, r in ranked for i in ids_of(r.change_id, r.reported_by)}
 
 
 def check_change_impact(server, warehouse, change_ids: list[str]) -> int:

@@ -156,7 +156,8 @@ def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessRe
     only = access_analysis.RELATIONSHIPS  # the access paths' part of the graph, not its jobs and runs
     skip = () if ids.label_of(target) in access_analysis.NEVER_ON_A_PATH else access_analysis.NEVER_ON_A_PATH
     vertices, edges = load_rows(warehouse, relationships=only, named=[target], without=skip)
-    return access_rows(vertices, edges, change_rows(warehouse), target, as_of=as_of, relationships=only)
+    # every record as stored: ownership reads each report of a create (merging is for ranking changes)
+    return access_rows(vertices, edges, change_rows(warehouse, merge=False), target, as_of=as_of, relationships=only)
 
 
 def access_rows(vertices: Sequence[Any], edges: Sequence[Any], changes: Sequence[Any], target: str, *,

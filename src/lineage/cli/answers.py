@@ -100,8 +100,9 @@ def change_ids_first(command):
         wanted = set(ids)
         if not ids or any(len(i) != 32 or not all(ch in "0123456789abcdef" for ch in i) for i in ids):
             return command(*args, **kwargs)
-        changes = [c for c in change_rows(kwargs["warehouse"]) if wanted.intersection(ids_of(c))]
-        if not wanted <= {i for c in changes for i in ids_of(c)}:
+        found = [(c, ids_of(c["change_id"], c["reported_by"])) for c in change_rows(kwargs["warehouse"])]
+        changes = [c for c, its in found if wanted.intersection(its)]
+        if not wanted <= {i for _, its in found for i in its}:
             return command(*args, **kwargs)
         walker = traversal(kwargs["warehouse"], kwargs["engine"])
         ranked = blast_radius(changes, walker, max_depth=kwargs["max_depth"],

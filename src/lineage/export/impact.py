@@ -85,13 +85,14 @@ def impact_rows(warehouse: str | Path, since: Any = None, until: Any = None, eng
     """The window's ranked blast radius (every affected vertex) and the Table summaries at its end."""
     from lineage.analysis.api import blast
     from lineage.graph.api import load_rows, to_time
+    from lineage.graph.reports import ids_of
 
     ranked = blast(warehouse, since=since, until=until, engine=engine, spark=spark, affected=None)
     changes, affects = [], []
     for rank, impact in enumerate(ranked, 1):
         # every report of one change (lineage.graph.reports) is a Change node: each gets its rank
-        ids = dict.fromkeys([impact.change_id, *(r["change_id"] for r in impact.reported_by)])
-        changes.extend({"id": i, "score": impact.score, "count": impact.count, "rank": rank} for i in ids)
+        changes.extend({"id": i, "score": impact.score, "count": impact.count, "rank": rank}
+                       for i in ids_of(impact.change_id, impact.reported_by))
         affects.extend({"change": impact.change_id, "id": a.id, "label": a.label, "distance": a.distance}
                        for a in impact.affected)
     vertices, edges = load_rows(warehouse)

@@ -78,6 +78,7 @@ def merged(rows: Sequence[Mapping[str, Any]], within: timedelta = SAME_CHANGE_WI
     return out
 
 
-def ids_of(record: Mapping[str, Any]) -> list[str]:
-    """Every change id a (merged) record stands for: a question by any of them finds it."""
-    return [r["change_id"] for r in record.get("reported_by") or [{"change_id": record["change_id"]}]]
+def ids_of(change_id: str, reported_by: Sequence[Mapping[str, Any]] | None) -> list[str]:
+    """Every change id a (merged) change stands for, its own first: a question by any of them finds
+    it, and the export ranks each report's Change node."""
+    return list(dict.fromkeys([change_id, *(r["change_id"] for r in reported_by or ())]))
