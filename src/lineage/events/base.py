@@ -445,6 +445,9 @@ class Source:
     first use; or the table itself (a source defined at run time, e.g. in a test)."""
     foreign: tuple[Foreign, ...] = ()
     """What is recognisably another product's (see :class:`Foreign`); checked before ``shapes``."""
+    script: str | None = None
+    """JSON path (Spark's ``get_json_object``) of the SQL text in a stored record, if its events carry
+    scripts: the build extracts events of one text together, so each text is parsed once per build."""
 
     @property
     def kinds(self) -> frozenset[str]:

@@ -557,4 +557,5 @@ def _actor(identity: UserIdentity | None) -> str | None:
 
 SOURCE = Source(
     name=NAME, shapes=SHAPES, models=MODELS, parse=parse, mapping="lineage.facts.maxcompute", foreign=FOREIGN,
+    script="$.additionalEventData.OperationText",
 )

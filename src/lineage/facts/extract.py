@@ -12,11 +12,14 @@ from __future__ import annotations
 import importlib
 import json
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lineage.events import registry
 from lineage.events.base import FactTable, Source
 from lineage.facts import core
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 
 def fact_table(source: Source) -> FactTable:
@@ -35,3 +38,19 @@ def facts_of_event(source: str, kind: str, event_id: str, event_time: datetime |
     except Exception as exc:  # a mapping bug must not lose the event: report it per event
         reason = f"{type(exc).__name__}: {exc}"
         return [core.error_row(event_id, source, kind, event_time, reason)]
+
+
+def by_script(events: "DataFrame") -> "DataFrame":
+    """``events`` (rows with ``source``, ``event_id``, ``doc``) hash-partitioned by their SQL text
+    (:attr:`Source.script`) and sorted by it, so that the events of one text are next to each other
+    in one task. The SQL caches (``lru_cache`` per Python worker) then parse and analyse a text once
+    per build: a daily script's runs spread over every worker were analysed again by each, and
+    again whenever a day's distinct scripts outgrew a cache. Other events spread by their id."""
+    from pyspark.sql import functions as F
+
+    paths = [(s.name, s.script) for s in registry.SOURCES if s.script]
+    text = F.coalesce(*[F.when(F.col("source") == name, F.get_json_object("doc", path)) for name, path in paths],
+                      F.lit(None).cast("string"))
+    key = F.coalesce(F.xxhash64(text), F.xxhash64("source", "event_id"))
+    return (events.withColumn("_script", key).repartition(events.rdd.getNumPartitions(), "_script")
+            .sortWithinPartitions("_script").drop("_script"))

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 
 from lineage.store.commit import Transaction
 from lineage.facts import core
-from lineage.facts.extract import facts_of_event
+from lineage.facts.extract import by_script, facts_of_event
 from lineage.graph import fold, incremental, resolve
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
@@ -235,7 +235,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
         facts_dir, extracted_dir = stage(wh.facts), stage(wh.extracted)
         if new_count:
             say(f"extracting facts from {new_count} new event(s) of {total_events}")
-            rdd = new.rdd.flatMap(lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]))
+            rdd = by_script(new).rdd.flatMap(
+                lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]))
             facts_new = spark.createDataFrame(rdd, FACTS.ddl).persist(StorageLevel.MEMORY_AND_DISK)
             new_facts = facts_new.count()
             if new_facts:

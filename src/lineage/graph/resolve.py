@@ -32,6 +32,7 @@ from pyspark.sql import functions as F
 
 from lineage.events import registry
 from lineage.facts import core
+from lineage.facts.extract import by_script
 from lineage.facts.maxcompute import actor_id, columns
 from lineage.store.schema import FACTS
 
@@ -152,7 +153,7 @@ def derived_facts(events: DataFrame, stored: DataFrame | None, new: DataFrame, r
         return None
     every = new if stored is None else stored.unionByName(new)
     versions = spark.sparkContext.broadcast(schema_versions(every, jobs))
-    todo = events.join(jobs, ["source", "event_id"], "left_semi")
+    todo = by_script(events.join(jobs, ["source", "event_id"], "left_semi"))
     rdd = todo.rdd.flatMap(lambda r: resolve_event(r, versions.value, round_))
     return spark.createDataFrame(rdd, FACTS.ddl)
 

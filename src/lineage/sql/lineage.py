@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
@@ -31,6 +32,10 @@ from lineage.sql.dialect import (
     variables_in,
 )
 from lineage.sql.kinds import BY_NAME, NONE, Match, classify
+
+PARSE_CACHE = 64
+"""Parsed scripts kept per process: a few suffice, as the build extracts the events of one text
+together (``facts.extract.by_script``); the analyses built on them have their own, larger caches."""
 
 # sqlglot warns on every statement it can only keep as a raw command; we report those ourselves
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
@@ -132,8 +137,17 @@ def table_lineage(sql: str, default_project: str | None = None) -> SqlLineage:
 
 
 def parse_script(sql: str) -> tuple[list[ParsedStatement], list[tuple[int, str]]]:
-    """Every non-empty statement parsed on its own, and (index, message) of those that failed."""
-    chunks, token_error = _split_statements(sql or "")
+    """Every non-empty statement parsed on its own, and (index, message) of those that failed.
+
+    The trees are shared by every caller of one text (table and column lineage parse it once): they
+    are read, never changed (column lineage copies a query before qualifying it)."""
+    parsed, errors = _parsed(sql or "")
+    return list(parsed), list(errors)
+
+
+@lru_cache(maxsize=PARSE_CACHE)
+def _parsed(sql: str) -> tuple[tuple[ParsedStatement, ...], tuple[tuple[int, str], ...]]:
+    chunks, token_error = _split_statements(sql)
     parsed: list[ParsedStatement] = []
     errors: list[tuple[int, str]] = []
     table_vars: set[str] = set()
@@ -142,13 +156,13 @@ def parse_script(sql: str) -> tuple[list[ParsedStatement], list[tuple[int, str]]
         if assigned:
             table_vars.add(assigned)  # even when its query fails: later ``FROM @v`` is still no table
         try:
-            parsed.append(ParsedStatement(index, _parse(tokens, sql or ""), tuple(tokens), frozenset(table_vars), sql or ""))
+            parsed.append(ParsedStatement(index, _parse(tokens, sql), tuple(tokens), frozenset(table_vars), sql))
         except StatementError as e:
             errors.append((index, f"statement {index}: {e}"))
     if token_error is not None:
         index = len(chunks) + 1
         errors.append((index, f"statement {index}: {token_error} (rest of the script not analysed)"))
-    return parsed, errors
+    return tuple(parsed), tuple(errors)
 
 
 def _split_statements(sql: str) -> tuple[list[list[Token]], str | None]:
