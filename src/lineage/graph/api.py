@@ -237,19 +237,22 @@ def _as_rows(table: Any) -> list[dict[str, Any]]:
 
 def change_rows(
     warehouse: str | Path, since: Any = None, until: Any = None, *, entities: Collection[str] | None = None,
-    merge: bool = True,
+    merge: bool = True, kinds: Collection[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Change records with ``since <= time < until`` as dicts (no JVM), oldest first; only those
-    of ``entities`` when given (filtered in Arrow, as :func:`load_rows` does). ``merge``: one
-    change reported by several sources is one record, with ``reported_by``
+    of ``entities`` and of ``kinds`` when given (filtered in Arrow, as :func:`load_rows` does).
+    ``merge``: one change reported by several sources is one record, with ``reported_by``
     (:func:`lineage.graph.reports.merged`); else every record as stored."""
     wh = built(warehouse, "changes")
     start, end = to_time(since), to_time(until)
-    if entities is not None:
+    if entities is not None or kinds is not None:
         import pyarrow.compute as pc
+        import pyarrow.dataset as ds
 
-        table = _read_table(wh.changes)
-        every = _as_rows(table.filter(pc.is_in(table.column("entity_id"), value_set=_strings(entities))))
+        table = _read_table(wh.changes, None if kinds is None else ds.field("kind").isin(sorted(kinds)))
+        if entities is not None:
+            table = table.filter(pc.is_in(table.column("entity_id"), value_set=_strings(entities)))
+        every = _as_rows(table)
     else:
         every = _read_rows(wh.changes)
     rows = [
