@@ -155,11 +155,8 @@ def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessRe
     its MaxCompute owners and admins, and its catalogue (metadata) owners."""
     only = access_analysis.TARGET_RELATIONSHIPS  # the access paths' part of the graph, not its jobs and runs
     skip = () if ids.label_of(target) in access_analysis.NEVER_ON_A_PATH else access_analysis.NEVER_ON_A_PATH
-    vertices, edges = load_rows(warehouse, relationships=only - {access_analysis.HAS_COLUMN}, named=[target], without=skip)
-    columns_v, columns_e = load_rows(warehouse, relationships=[access_analysis.HAS_COLUMN], around=[target])
-    known = {v["id"] for v in vertices}
-    vertices += [v for v in columns_v if v["id"] not in known]
-    edges += [e for e in columns_e if e["src"] == target]  # the target's columns, not the table it is a column of
+    vertices, edges = load_rows(warehouse, relationships=only, named=[target], without=skip,
+                                near={access_analysis.HAS_COLUMN: [target]})  # its columns, not the platform's
     # every create record as stored: ownership reads each report of a create (merging is for ranking changes)
     creates = change_rows(warehouse, merge=False, kinds=["create"])
     return access_rows(vertices, edges, creates, target, as_of=as_of, relationships=only)

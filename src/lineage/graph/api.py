@@ -169,6 +169,7 @@ def rows_at(
 def load_rows(
     warehouse: str | Path, as_of: Any = None, *, relationships: Collection[str] | None = None,
     around: Collection[str] | None = None, named: Collection[str] = (), without: Collection[str] = (),
+    near: Mapping[str, Collection[str]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(vertices, edges) as lists of dicts read with pyarrow (no JVM), as of a moment when given.
 
@@ -176,11 +177,12 @@ def load_rows(
     relationships, ``around`` the edges touching those ids; the vertices are then the ids those
     edges name, ``around`` and ``named`` (vertices wanted for their names only). ``without``: labels
     the question never walks through (``access`` never passes a Job or an Instance): their vertices
-    and edges are left out. The filter runs in Arrow, before any row becomes a Python object: at
-    10^6 events the whole graph is 1.3M rows and 3 GB of dicts, a question's part a few thousand
-    (``show``) or a twentieth (``access``)."""
+    and edges are left out. ``near``: relationship -> ids; of those relationships, only the edges
+    touching those ids (``access`` reads its target's HAS_COLUMN, not the platform's). The filter
+    runs in Arrow, before any row becomes a Python object: at 10^6 events the whole graph is 1.3M
+    rows and 3 GB of dicts, a question's part a few thousand (``show``) or a twentieth (``access``)."""
     wh = built(warehouse, "vertices")
-    if relationships is None and around is None and not without:
+    if relationships is None and around is None and not without and not near:
         return rows_at(_read_rows(wh.vertices), _read_rows(wh.edges), to_time(as_of))
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
@@ -195,14 +197,22 @@ def load_rows(
         pushed = outside if pushed is None else pushed & outside
     edges = _read_table(wh.edges, pushed)
     if around is not None:
-        near = _strings(around)
-        edges = edges.filter(pc.or_(pc.is_in(edges.column("src"), value_set=near),
-                                    pc.is_in(edges.column("dst"), value_set=near)))
+        edges = edges.filter(_touching(edges, around))
+    for relationship, ids in (near or {}).items():
+        edges = edges.filter(pc.or_(pc.not_equal(edges.column("relationship"), relationship), _touching(edges, ids)))
     named = set(edges.column("src").to_pylist()) | set(edges.column("dst").to_pylist()) | set(around or ()) | set(named)
     outside = None if not without else ~ds.field("label").isin(sorted(without)) | ds.field("label").is_null()
     vertices = _read_table(wh.vertices, outside)
     vertices = vertices.filter(pc.is_in(vertices.column("id"), value_set=_strings(named)))
     return rows_at(_as_rows(vertices), _as_rows(edges), to_time(as_of))
+
+
+def _touching(edges: Any, ids: Collection[str]) -> Any:
+    """The Arrow mask of the ``edges`` whose src or dst is one of ``ids``."""
+    import pyarrow.compute as pc
+
+    wanted = _strings(ids)
+    return pc.or_(pc.is_in(edges.column("src"), value_set=wanted), pc.is_in(edges.column("dst"), value_set=wanted))
 
 
 def vertex_rows(warehouse: str | Path, wanted: Collection[str]) -> list[dict[str, Any]]:
