@@ -12,9 +12,11 @@ The fold runs as ``build`` runs it: with its multiply-read frames persisted (``c
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from lineage.facts.core import Fact
+from lineage.facts.core import PAIRS, Fact
 from lineage.graph import fold
 from lineage.graph.api import utc_row
 from lineage.store.schema import FACTS
@@ -50,6 +52,14 @@ def _put(value: str | None, prefix: str) -> str | None:
         return None
     kind, ns, rest = value.split(":", 2)
     return f"{kind}:{ns}:{prefix}{rest}"
+
+
+def _put_pairs(fact: Fact, prefix: str) -> dict[str, str]:
+    """A ``pairs`` fact's properties with the ids inside its pairs prefixed too."""
+    if fact.op != PAIRS:
+        return fact.properties
+    pairs = [{**p, "src": _put(p["src"], prefix), "dst": _put(p["dst"], prefix)} for p in json.loads(fact.properties["pairs"])]
+    return {**fact.properties, "pairs": json.dumps(pairs)}
 
 
 def _strip(value, prefix: str):
@@ -90,7 +100,8 @@ def fold_all(spark, cases: dict[str, Case]) -> dict[str, tuple[dict, list, list]
     rows, aliases = [], {}
     for name, (facts, case_aliases) in cases.items():
         p = prefixes[name]
-        rows += [f._replace(event_id=p + f.event_id, src_id=_put(f.src_id, p), dst_id=_put(f.dst_id, p)) for f in facts]
+        rows += [f._replace(event_id=p + f.event_id, src_id=_put(f.src_id, p), dst_id=_put(f.dst_id, p),
+                            properties=_put_pairs(f, p)) for f in facts]
         aliases.update({_put(a, p): _put(c, p) for a, c in (case_aliases or {}).items()})
     vertices, edges, changes = fold_rows(spark, rows, aliases)
     by_prefix = {p: ({}, [], []) for p in prefixes.values()}

@@ -15,6 +15,9 @@ Fact semantics (folded by ``lineage.graph.fold``):
   e.g. a table's columns before its new schema is asserted).
 * ``observe`` vertex: seen (``last_seen``), properties merged (statuses); never opens an edge.
 * ``change``  a Change record ``(entity=src, kind=relationship)``; also marks the vertex seen.
+* ``pairs``   on a Job: its run's column FEEDS, all in one fact (``properties.pairs``, a JSON list
+  of ``{src, dst, qualifier, transformations}``), folded as one assert per pair would be
+  (``lineage.graph.column_feeds``): a daily job's runs share one pairs text, folded once.
 
 A *failed* operation (the source's ``failed(event)``) changes no state: each of its facts is
 kept with ``op = observe`` and ``failed = true`` and the fold skips it.
@@ -31,7 +34,9 @@ from lineage import ids
 from lineage.events.base import ParsedEvent
 from lineage.store.schema import FACTS
 
-OPS = ("assert", "retract", "observe", "change")
+PAIRS = "pairs"
+"""The op of a job run's column lineage as one fact (``properties.pairs``; ``lineage.graph.column_feeds``)."""
+OPS = ("assert", "retract", "observe", "change", PAIRS)
 ERROR = "error"  # op of the one fact row an event yields when its mapping raised: never lost
 
 

@@ -27,6 +27,8 @@
 * **Run lineage** (:func:`run_lineage`): an edge fact that names a run (``properties.run``: an
   OpenLineage run's inputs, outputs and column lineage, reported by any of its events) holds only
   once that run's last status is ``RUN_DONE``, from its completion on; a failed run's never do.
+* **Column FEEDS** of a job run's ``pairs`` fact (:mod:`lineage.graph.column_feeds`): folded per
+  distinct pairs text, then per pair, to the rows one assert per pair would give (they never close).
 * **FEEDS** is derived: a Job, Node or (completed) Instance that READS ``a`` and WRITES ``b`` while
   both edges are valid makes ``(a)-[:FEEDS]->(b)``; overlapping intervals of one table pair merge into one.
 * **Changes** are the ``change`` facts, one record each.
@@ -41,10 +43,11 @@ from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from lineage.graph import column_feeds
+from lineage.graph.column_feeds import VIA_LIMIT, recent_first as _desc
 from lineage.store.schema import CHANGES, EDGES, VERTICES
 
 FAR_FUTURE = "9999-12-31 00:00:00"
-VIA_LIMIT = 20  # FEEDS keeps the most recent jobs/nodes it came through, and their count
 
 STATUS_LABELS = ("Job", "Instance")  # vertices whose status is their last reported one, failures included
 STATUS_KEYS = ("status", "status_code", "error_code", "error_message")  # one report's values, taken together
@@ -91,16 +94,7 @@ def _far() -> Column:
 
 def resolve_aliases(facts: DataFrame, aliases: DataFrame | None) -> DataFrame:
     """Replace every aliased id (src, dst, actor) by its canonical id (identity resolution)."""
-    if aliases is None:
-        return facts
-    table = F.broadcast(aliases.select(F.col("alias").alias("_a"), F.col("canonical").alias("_c")))
-    for column in ("src_id", "dst_id", "actor"):
-        facts = (
-            facts.join(table, facts[column] == table["_a"], "left")
-            .withColumn(column, F.coalesce(F.col("_c"), F.col(column)))
-            .drop("_a", "_c")
-        )
-    return facts
+    return column_feeds.resolve_ids(facts, ("src_id", "dst_id", "actor"), aliases)
 
 
 def state_facts(facts: DataFrame) -> DataFrame:
@@ -156,9 +150,11 @@ def _latest_status(reports: DataFrame) -> DataFrame:
     return last.select("id", F.map_from_entries(F.array_sort(present)).alias("_status"))
 
 
-def fold_vertices(facts: DataFrame, reports: DataFrame | None = None) -> DataFrame:
+def fold_vertices(facts: DataFrame, reports: DataFrame | None = None,
+                  pairs: tuple[DataFrame, DataFrame] | None = None) -> DataFrame:
     """Every id a fact names, with its lifetime, properties and deletion; ``reports`` (from
-    :func:`status_reports`) decide the run status of ``STATUS_LABELS`` vertices."""
+    :func:`status_reports`) decide the run status of ``STATUS_LABELS`` vertices; ``pairs``: the
+    Columns job runs' column lineage names (``column_feeds.column_mentions``)."""
     is_vertex_fact = F.col("relationship").isNull() & F.col("op").isin("assert", "retract", "observe")
     mentions = facts.select(
         F.col("src_id").alias("id"), F.col("src_label").alias("label"), *_ORDER,
@@ -177,6 +173,10 @@ def fold_vertices(facts: DataFrame, reports: DataFrame | None = None) -> DataFra
                 F.lit(None).cast("map<string,string>").alias("properties"),
             )
         )
+    if pairs is not None:  # a run whose event names Columns otherwise: a mention per Column, counted once
+        mentions = mentions.unionByName(pairs[0].select(
+            "id", F.lit("Column").alias("label"), *_ORDER, F.lit(None).cast("string").alias("vop"),
+            F.lit(None).cast("map<string,string>").alias("properties")))
     base = mentions.groupBy("id").agg(
         F.min("label").alias("label"),
         F.min("event_time").alias("first_seen"),
@@ -185,6 +185,12 @@ def fold_vertices(facts: DataFrame, reports: DataFrame | None = None) -> DataFra
         F.max(F.when(F.col("vop") == "assert", F.col("event_time"))).alias("_asserted"),
         F.max(F.when(F.col("vop") == "retract", F.col("event_time"))).alias("_retracted"),
     )
+    if pairs is not None:  # the other runs, counted per distinct pairs text: their events are disjoint from the above
+        counted = pairs[1].select("id", F.lit("Column").alias("label"), "first_seen", "last_seen",
+                                  F.col("n").alias("event_count"), *[F.lit(None).cast("timestamp").alias(c) for c in ("_asserted", "_retracted")])
+        base = base.unionByName(counted).groupBy("id").agg(
+            F.min("label").alias("label"), F.min("first_seen").alias("first_seen"), F.max("last_seen").alias("last_seen"),
+            F.sum("event_count").alias("event_count"), F.max("_asserted").alias("_asserted"), F.max("_retracted").alias("_retracted"))
     props = _latest_props(mentions.where(F.col("properties").isNotNull()), ["id"])
     deleted = F.when(
         F.col("_retracted").isNotNull() & (F.col("_asserted").isNull() | (F.col("_retracted") >= F.col("_asserted"))),
@@ -409,17 +415,6 @@ def derive_feeds(edges: DataFrame) -> DataFrame:
     )
 
 
-def _desc(x: Column, y: Column) -> Column:
-    """Comparator: most recent first, then by id (deterministic)."""
-    return (
-        F.when(x["last_seen"] > y["last_seen"], -1)
-        .when(x["last_seen"] < y["last_seen"], 1)
-        .when(x["via"] < y["via"], -1)
-        .when(x["via"] > y["via"], 1)
-        .otherwise(0)
-    )
-
-
 def _key_of(vertex_id: Column) -> Column:
     return F.regexp_extract(vertex_id, r"^[^:]*:[^:]*:(.*)$", 1)
 
@@ -534,9 +529,15 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
     resolved = _kept(resolve_aliases(facts, aliases), cached)
     state = _kept(state_facts(resolved), cached)
     reports = status_reports(resolved.where(F.col("op") != "error"))
-    edges = _kept(fold_edges(run_lineage(state, reports), cached), cached)
+    runs = _kept(column_feeds.runs(facts), cached)
+    lineage = run_lineage(state, reports)
+    asserted = lineage.where((F.col("relationship") == "FEEDS") & (F.col("src_label") == "Column")
+                             & (F.col("op") == "assert")).select("src_id", "dst_id", "qualifier").distinct()
+    asserted = _kept(asserted, cached)  # column FEEDS keys asserted one per pair: fold them with the runs' pairs
+    edges = fold_edges(lineage.unionByName(column_feeds.as_asserts(runs, asserted, aliases)), cached)
+    edges = _kept(edges.unionByName(column_feeds.fold_feeds(runs, aliases, skip=asserted)), cached)
     if feeds:
         edges = edges.unionByName(derive_feeds(edges))
-    vertices = fold_vertices(state, reports)
+    vertices = fold_vertices(state, reports, column_feeds.column_mentions(runs, state, aliases))
     vertices = name_people(name_merged(vertices, aliases), person_names(facts, aliases))
     return vertices, edges, fold_changes(state)

@@ -16,6 +16,8 @@ other row of the previous generation is copied as it is:
 * **derived FEEDS** (a, b) read the READS of a and WRITES of b of every job: refolded
   (``derive_feeds`` over the merged edges) for every a read and b written by a job whose edges were
   touched;
+* a **column FEEDS** or a **Column** a job run's ``pairs`` fact names (``column_feeds``): touched by a
+  new run naming it, refolded from every run whose pairs name it;
 * a **Change** is one fact: the new facts' changes are added.
 
 :func:`why_full` says when this cannot be proved equal to a full fold (another fold version, another
@@ -33,7 +35,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from lineage.graph import fold
+from lineage.graph import column_feeds, fold
 from lineage.store.schema import CHANGES, EDGES, FACTS, VERTICES
 from lineage.store.warehouse import Warehouse
 
@@ -175,9 +177,11 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame 
     is_vertex = F.col("relationship").isNull()
 
     # vertices: every id a new fact names, refolded from every fact naming it
+    pair_ids, pair_keys = column_feeds.touched(fresh, aliases)  # the Columns and column FEEDS of new job runs
     touched_ids = fresh.select(F.col("src_id").alias("id")).union(fresh.select(F.col("dst_id").alias("id")))
-    touched_ids = kept(touched_ids.where(F.col("id").isNotNull()).distinct(), "ids")
-    naming = kept(_raw(_any(every, [(touched_ids, [("src_id", "id")]), (touched_ids, [("dst_id", "id")])])), "vfacts")
+    touched_ids = kept(touched_ids.where(F.col("id").isNotNull()).union(pair_ids).distinct(), "ids")
+    naming = kept(_raw(_any(every, [(touched_ids, [("src_id", "id")]), (touched_ids, [("dst_id", "id")])])
+                       .unionByName(column_feeds.texts_naming(every, touched_ids, aliases))), "vfacts")
     vertices_new = kept(_semi(fold.fold(naming, aliases)[0], touched_ids, [("id", "id")]), "vertices")
 
     # edges: the keys of the groups new facts are in
@@ -190,11 +194,12 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame 
     concrete = every.unionByName(fresh).where(is_edge & F.col("dst_id").isNotNull())
     keyed = _any(concrete, [(groups_sr, [("src_id", "src_id"), ("relationship", "relationship")]),
                             (groups_sv, [("_sv", "_sv")]), (runs, [("_run", "_run")])])
-    touched_keys = kept(keyed.select(*_FACT_KEY).distinct(), "keys")
+    touched_keys = kept(keyed.select(*_FACT_KEY).unionByName(pair_keys).distinct(), "keys")
     of_touched = _semi(concrete, touched_keys, [(c, c) for c in _FACT_KEY])
     sv_groups = of_touched.where(F.col("_sv").isNotNull()).select("_sv")
     group_facts = kept(_any(every.where(is_edge), [
-        (touched_keys, [("src_id", "src_id"), ("relationship", "relationship")]), (sv_groups, [("_sv", "_sv")])]), "groups")
+        (touched_keys, [("src_id", "src_id"), ("relationship", "relationship")]), (sv_groups, [("_sv", "_sv")])])
+        .unionByName(column_feeds.texts_with_keys(every, touched_keys, aliases)), "groups")  # and the runs naming a touched key
     named_runs = group_facts.where(F.col("_run").isNotNull()).select(F.col("_run").alias("src_id"))
     reports = _semi(every.where(is_vertex), named_runs, [("src_id", "src_id")])
     edge_facts = kept(_raw(group_facts.unionByName(reports)), "efacts")  # disjoint: edge and vertex facts

@@ -6,9 +6,9 @@ of a table another job's DDL (or a DataHub schema event) stated is left partial,
 those tables (``column_lineage_unknown_tables``, :mod:`lineage.facts.maxcompute.columns`). Here
 each such job is computed again with those tables' columns as of its time -- built from the
 HAS_COLUMN facts of every source (assert/retract intervals, positions, partition flag) -- and the
-result is stored as more facts of the job's event (its new column FEEDS; its Job's
-``column_lineage``/``column_lineage_reason`` with a later ``seq``, so they win), which the fold then
-folds like any other. Only the needed tables' schema rows reach the driver; the jobs are computed
+result is stored as more facts of the job's event (its run's ``pairs`` fact -- extraction gives
+such a job none, so each run has one; its Job's ``column_lineage``/``column_lineage_reason`` with a
+later ``seq``, so they win), which the fold then folds like any other. Only the needed tables' schema rows reach the driver; the jobs are computed
 on the executors, once per distinct SQL text and schema (``columns._columns_of``'s cache).
 
 Which jobs: those of the new facts, and stored ones a new schema fact dated before them concerns
@@ -126,7 +126,7 @@ def as_of(versions: Versions, table: str, time: datetime | None, event_id: str) 
 
 
 def resolve_event(row: Any, versions: Versions, round_: int) -> Iterator[core.Fact]:
-    """The derived facts of one job's event (an events row): its new FEEDS, then its status."""
+    """The derived facts of one job's event (an events row): its ``pairs`` fact, then its status."""
     try:
         event = registry.parse_record(json.loads(row["doc"]))
         found = columns.resolved(event, lambda table: as_of(versions, table, row["event_time"], row["event_id"]))
@@ -136,7 +136,7 @@ def resolve_event(row: Any, versions: Versions, round_: int) -> Iterator[core.Fa
     except Exception as exc:  # as extraction: a bug is an error fact, never a lost event
         yield core.error_row(row["event_id"], row["source"], row["kind"], row["event_time"], f"resolve: {exc!r}")
         return
-    outs = [("assert", "Column", "FEEDS", "Column", o) for o in feeds] + [("observe", "Job", None, None, status)]
+    outs = [(core.PAIRS, "Job", None, None, o) for o in feeds] + [("observe", "Job", None, None, status)]
     for i, (op, src_label, rel, dst_label, out) in enumerate(outs):
         yield core.Fact(
             event_id=row["event_id"], source=row["source"], kind=row["kind"], event_time=event.event_time,

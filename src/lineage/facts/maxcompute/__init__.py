@@ -121,10 +121,11 @@ _COLUMN_ROWS = (  # a finished SQL job's columns (lineage.facts.maxcompute.colum
          note="the table whose columns were dropped or renamed", extra=("columns", "statement")),
     Emit(op="change", src="Column", rel="column_type_change", fn=columns.type_changed,
          note="ALTER TABLE CHANGE [COLUMN] c c <type>", extra=("type", "table")),
-    Emit(op="assert", src="Column", rel="FEEDS", dst="Column", fn=columns.column_feeds,
-         note="column lineage of the SQL (lineage.sql.columns), qualifier direct/indirect, with the script's own DDL; "
-              "a job needing another table's columns is recomputed by the build with the graph's (lineage.graph.resolve)",
-         extra=("via", "transformations")),
+    Emit(op="pairs", src="Job", fn=columns.column_pairs,
+         note="the run's column lineage (lineage.sql.columns), folded as (Column)-[:FEEDS {via: the job, transformations}]->"
+              "(Column) per pair, qualifier direct/indirect, with the script's own DDL; a job needing another table's "
+              "columns has none here: the build resolves it with the graph's (lineage.graph.resolve)",
+         extra=("pairs",)),
 )
 
 MAPPING: dict[str, tuple[Emit, ...]] = {

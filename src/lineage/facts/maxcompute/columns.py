@@ -203,11 +203,19 @@ def type_changed(event: ParsedEvent) -> Iterator[Out]:
 # --- column FEEDS ----------------------------------------------------------------------------------
 
 
-def column_feeds(event: ParsedEvent) -> Iterator[Out]:
-    """(Column)-[:FEEDS {via, transformations}]->(Column), one fact per qualifier a pair holds."""
+def column_pairs(event: ParsedEvent) -> Iterator[Out]:
+    """The run's column FEEDS as one ``pairs`` fact on its Job (``lineage.graph.column_feeds``);
+    none for a job whose lineage needs another table's columns: the build resolves it (:func:`resolved`)."""
     lineage = _lineage(event)
-    if lineage is not None:
-        yield from _feeds(lineage, _job_id(_data(event).instance_id))
+    if lineage is not None and unknown_tables(event) is None:
+        yield from _pairs(lineage, _job_id(_data(event).instance_id))
+
+
+def _pairs(lineage: ColumnLineage, job: str | None) -> Iterator[Out]:
+    pairs = sorted({(o.src, o.dst, o.qualifier, tuple(o.props["transformations"])) for o in _feeds(lineage, job)})
+    if job and pairs:
+        yield Out(job, props={"pairs": [{"src": s, "dst": d, "qualifier": q, "transformations": list(t)}
+                                        for s, d, q, t in pairs]})
 
 
 def _feeds(lineage: ColumnLineage, job: str | None) -> Iterator[Out]:
@@ -311,9 +319,9 @@ def _names(reason: str, table: str) -> bool:
 def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]]) -> tuple[list[Out], Out] | None:
     """The job's column lineage again with the graph's columns (``lookup``: a table's as of the job's
     time, empty when unknown) of the tables it needs -- again while a result names more (the second
-    ``*`` of a UNION, the next statement's): the FEEDS extraction did not give, and its status (None:
-    not a finished SQL job). A positional INSERT into a table still unknown names the target by the
-    query's outputs, as ``column_lineage`` does without a schema, and stays partial."""
+    ``*`` of a UNION, the next statement's): its ``pairs`` fact (none without pairs) and its status
+    (None: not a finished SQL job). A positional INSERT into a table still unknown names the target
+    by the query's outputs, as ``column_lineage`` does without a schema, and stays partial."""
     tables, data, stated = _job_lineage(event), _data(event), _stated(event)
     if tables is None:
         return None
@@ -329,7 +337,6 @@ def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]]) -> tupl
     if lineage.partial:
         lineage = replace(lineage, feeds=_columns_of(data.operation_text, project, key, False).feeds)
     job = _job_id(data.instance_id)
-    before = {(o.src, o.dst, o.qualifier, tuple(o.props["transformations"])) for o in column_feeds(event)}
-    feeds = [o for o in _feeds(lineage, job) if (o.src, o.dst, o.qualifier, tuple(o.props["transformations"])) not in before]
+    feeds = list(_pairs(lineage, job))
     still = sorted(t for t in asked if t not in schema)
     return feeds, Out(job, props={**_status(_reasons(lineage, tables)), UNKNOWN_TABLES: still})

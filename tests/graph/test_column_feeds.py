@@ -1,0 +1,63 @@
+"""A job run's column lineage as one ``pairs`` fact folds to exactly the graph that one assert per pair
+folds to (``lineage.graph.column_feeds``): the column FEEDS rows and the Column vertices, row by row,
+on the generated platform's facts -- with a key that facts of the other shape (an OpenLineage column
+FEEDS) also assert, and with runs whose event also states columns (a CTAS)."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from pyspark.sql import functions as F
+
+from lineage.facts.core import PAIRS, Fact
+from lineage.graph import fold, resolve
+from lineage.store.schema import FACTS
+
+pytestmark = pytest.mark.spark
+
+
+def _per_pair(row: dict) -> list[Fact]:
+    """One pairs fact as the asserts it stands for, written here from the format, not the fold."""
+    pairs = json.loads(row["properties"]["pairs"])
+    return [Fact(**{**row, "seq": row["seq"] * 1000 + i, "op": "assert", "src_id": p["src"], "src_label": "Column",
+                    "relationship": "FEEDS", "dst_id": p["dst"], "dst_label": "Column", "qualifier": p["qualifier"],
+                    "properties": {"via": json.dumps([row["src_id"]]), "transformations": json.dumps(p["transformations"])}})
+            for i, p in enumerate(pairs)]
+
+
+def _rows(frame) -> set[tuple]:
+    return {tuple((k, tuple(sorted(v.items())) if isinstance(v, dict) else v) for k, v in sorted(r.asDict().items()))
+            for r in frame.collect()}
+
+
+def test_pairs_fold_as_one_assert_per_pair(spark, generated):
+    facts = resolve.current(spark.read.parquet(str(generated.warehouse / "facts")).select(*FACTS.names))
+    runs = [r.asDict() for r in facts.where(F.col("op") == PAIRS).collect()]
+    assert len(runs) > 50, "the generated platform's jobs have column lineage"
+    ctas = {r["event_id"] for r in facts.where(F.col("relationship") == "HAS_COLUMN").select("event_id").collect()}
+    assert ctas & {r["event_id"] for r in runs}, "some runs' events also state columns"
+    # another source asserts a pair one run has, a day later, through another job
+    run = runs[0]
+    pair = json.loads(run["properties"]["pairs"])[0]
+    other = Fact(event_id="ol-1", source="openlineage", kind="RunEvent", event_time=run["event_time"] + timedelta(days=1),
+                 actor=None, seq=0, op="assert", src_id=pair["src"], src_label="Column", relationship="FEEDS",
+                 dst_id=pair["dst"], dst_label="Column", qualifier=pair["qualifier"],
+                 properties={"via": json.dumps(["job:openlineage:ns.other"]), "transformations": json.dumps(["AGGREGATION"])},
+                 valid_until=None, failed=False)
+    extra = spark.createDataFrame([other], FACTS.ddl)
+    expanded = spark.createDataFrame([f for r in runs for f in _per_pair(r)], FACTS.ddl)
+    as_pairs = facts.unionByName(extra)
+    as_asserts = facts.where(F.col("op") != PAIRS).unionByName(expanded).unionByName(extra)
+
+    got_v, got_e, _ = fold.fold(as_pairs)
+    want_v, want_e, _ = fold.fold(as_asserts)
+    columns = F.col("src_label") == "Column"
+    assert _rows(got_e.where(columns)) == _rows(want_e.where(columns))
+    assert _rows(got_e.where(~columns)) == _rows(want_e.where(~columns))
+    assert _rows(got_v) == _rows(want_v)
+    merged = got_e.where((F.col("src") == pair["src"]) & (F.col("dst") == pair["dst"])
+                         & (F.col("qualifier") == pair["qualifier"])).first()
+    assert "job:openlineage:ns.other" in json.loads(merged["properties"]["via"]), "the two shapes fold together"
+    assert "AGGREGATION" in json.loads(merged["properties"]["transformations"])
