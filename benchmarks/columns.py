@@ -8,7 +8,8 @@ process as a user runs it: one as shipped, one with the MaxCompute mapping's col
 out (every row of ``lineage.facts.maxcompute.columns``, and a finished job's status read without
 its column lineage) by a ``sitecustomize`` on the path of the build and of every Spark worker it
 starts. DataHub's schema fields stay in both. Then the blast radius of the platform's last week on the warehouse with
-columns. It prints one table: wall time, peak memory of the process tree, graph size.
+columns. It prints one table: wall time, peak memory of the process tree, graph size; each build's
+standard error is kept in ``WORK/<warehouse>.build.log``.
 """
 
 from __future__ import annotations
@@ -46,14 +47,17 @@ for _kind, _rows in list(mapping.MAPPING.items()):
 '''
 
 
-def run(args: list[str], env_path: str | None = None) -> tuple[float, float, dict]:
-    """One ``lineage`` command: (seconds, peak MB of its process tree, its --json document)."""
+def run(args: list[str], env_path: str | None = None, log: Path | None = None) -> tuple[float, float, dict]:
+    """One ``lineage`` command: (seconds, peak MB of its process tree, its --json document); its
+    standard error kept in ``log`` (``--json`` prints no progress lines: Spark's warnings, a failure)."""
     import os
 
     env = dict(os.environ)
     if env_path:
         env["PYTHONPATH"] = env_path + os.pathsep + env.get("PYTHONPATH", "")
     seconds, peak, out, err, status = measured([sys.executable, "-m", "lineage", "--debug", *args, "--json"], env)
+    if log is not None:
+        log.write_text(err)
     if status != 0:
         raise SystemExit(f"lineage {' '.join(args)} failed ({status}):\n{err[-20000:]}")
     return seconds, peak, json.loads(out)
@@ -91,7 +95,8 @@ def main() -> None:
     shutil.rmtree(without, ignore_errors=True)
     shutil.copytree(with_columns, without, symlinks=True)
     for name, warehouse, path in (("build, no columns", without, str(hook)), ("build, columns", with_columns, None)):
-        seconds, peak, doc = run(["build", "--warehouse", str(warehouse), "--aliases", str(args.events / "aliases.csv")], path)
+        seconds, peak, doc = run(["build", "--warehouse", str(warehouse), "--aliases", str(args.events / "aliases.csv")], path,
+                                 log=work / f"{warehouse.name}.build.log")
         labels, rels = doc["vertices_by_label"], doc["edges_by_relationship"]
         rows.append((name, seconds, peak, f"{doc['vertices']:,} vertices, {doc['edges']:,} edges "
                      f"({labels.get('Column', 0):,} Column, {rels.get('HAS_COLUMN', 0):,} HAS_COLUMN, "

@@ -57,11 +57,21 @@ def _recent(entries: Column) -> Column:
     return F.slice(F.array_distinct(F.transform(ordered, lambda s: s["via"])), 1, VIA_LIMIT)
 
 
-def by_text(frame: DataFrame) -> DataFrame:
-    """Per distinct pairs text of ``runs``: how many runs, first and last, the latest (time, via)s."""
+def mixed_events(frame: DataFrame, state: DataFrame) -> DataFrame:
+    """(event_id) of the ``runs`` whose event names a Column in another fact too (a CTAS states the
+    columns it feeds): their Columns are counted per run, not per text. Few; narrow."""
+    named = state.where((F.col("src_label") == "Column") | (F.col("dst_label") == "Column")).select("event_id")
+    return frame.select("event_id").join(named, "event_id", "left_semi").distinct()
+
+
+def by_text(frame: DataFrame, mixed: DataFrame) -> DataFrame:
+    """Per distinct (pairs text, ``mixed``: the run's event is in ``mixed``) of the ``runs``: how many
+    runs, first and last, the latest (time, via)s. The one shuffle of the runs' pairs texts (``mixed``
+    is broadcast), read by the fold of the FEEDS and of the Columns alike."""
+    flagged = frame.join(F.broadcast(mixed.withColumn("mixed", F.lit(True))), "event_id", "left")
     entry = F.struct(F.col("event_time").alias("last_seen"), F.col("via").alias("via"))
     latest = F.slice(F.array_sort(F.collect_list(entry), lambda x, y: recent_first(x, y)), 1, VIA_LIMIT)
-    return frame.groupBy("pairs").agg(
+    return flagged.groupBy("pairs", F.coalesce("mixed", F.lit(False)).alias("mixed")).agg(
         F.countDistinct("event_id").alias("n"), F.min("event_time").alias("first"),
         F.max("event_time").alias("last"), latest.alias("recent"))
 
@@ -86,10 +96,18 @@ def _exploded(frame: DataFrame, aliases: DataFrame | None) -> DataFrame:
                     ("src_id", "dst_id"), aliases)
 
 
-def as_asserts(frame: DataFrame, keys: DataFrame, aliases: DataFrame | None) -> DataFrame:
-    """The runs' pairs of ``keys`` (src_id, dst_id, qualifier) as one FEEDS assert fact each, as an
-    assert per pair would have been (for the keys that facts of another shape also assert)."""
-    texts = _exploded(frame.select("pairs").distinct(), aliases).join(keys, _PAIR_KEY, "left_semi").select("pairs").distinct()
+def asserted_keys(state: DataFrame) -> DataFrame:
+    """(src_id, dst_id, qualifier) of the column FEEDS that facts assert one per pair (OpenLineage's;
+    a run not complete included: routing a key through :func:`as_asserts` is exact either way)."""
+    return (state.where((F.col("relationship") == "FEEDS") & (F.col("src_label") == "Column") & (F.col("op") == "assert"))
+            .select(*_PAIR_KEY).distinct())
+
+
+def as_asserts(frame: DataFrame, texts: DataFrame, keys: DataFrame, aliases: DataFrame | None) -> DataFrame:
+    """The ``runs``' pairs of ``keys`` (src_id, dst_id, qualifier) as one FEEDS assert fact each, as an
+    assert per pair would have been (for the keys that facts of another shape also assert);
+    ``texts``: :func:`by_text` of the runs."""
+    texts = _exploded(texts.select("pairs"), aliases).join(keys, _PAIR_KEY, "left_semi").select("pairs").distinct()
     pairs = _exploded(frame.join(texts, "pairs", "left_semi"), aliases).join(keys, _PAIR_KEY, "left_semi")
     props = F.create_map(F.lit("transformations"), F.to_json("transformations"), F.lit("via"), F.to_json(F.array("via")))
     made = {"op": F.lit("assert"), "src_label": F.lit("Column"), "relationship": F.lit("FEEDS"),
@@ -98,10 +116,10 @@ def as_asserts(frame: DataFrame, keys: DataFrame, aliases: DataFrame | None) -> 
     return pairs.select(*[made[c].alias(c) if c in made else F.col(c) for c in FACTS.names])
 
 
-def fold_feeds(frame: DataFrame, aliases: DataFrame | None, skip: DataFrame | None = None) -> DataFrame:
-    """The column FEEDS edge rows (``lineage.store.schema.EDGES``) of the ``runs``, without the keys
-    in ``skip`` (src_id, dst_id, qualifier: folded from asserts instead)."""
-    pairs = _exploded(by_text(frame), aliases)
+def fold_feeds(texts: DataFrame, aliases: DataFrame | None, skip: DataFrame | None = None) -> DataFrame:
+    """The column FEEDS edge rows (``lineage.store.schema.EDGES``) of the runs (``texts``: their
+    :func:`by_text`), without the keys in ``skip`` (src_id, dst_id, qualifier: folded from asserts instead)."""
+    pairs = _exploded(texts, aliases)
     if skip is not None:
         pairs = pairs.join(skip, _PAIR_KEY, "left_anti")
     folded = pairs.groupBy(*_PAIR_KEY).agg(
@@ -117,14 +135,14 @@ def fold_feeds(frame: DataFrame, aliases: DataFrame | None, skip: DataFrame | No
                           F.array(F.to_json("_tr"), F.to_json("_via"))).alias("properties")).select(*EDGES.names)
 
 
-def column_mentions(frame: DataFrame, state: DataFrame, aliases: DataFrame | None) -> tuple[DataFrame, DataFrame]:
+def column_mentions(frame: DataFrame, texts: DataFrame, mixed: DataFrame,
+                    aliases: DataFrame | None) -> tuple[DataFrame, DataFrame]:
     """What the ``runs`` add to the Column vertices: (mentions, counted). ``mentions``: one row per
-    Column a run names whose event also names a Column in ``state`` (id, event_time, event_id, seq);
-    ``counted``: for the other runs, per Column (id, first_seen, last_seen, n runs)."""
-    named = state.where((F.col("src_label") == "Column") | (F.col("dst_label") == "Column")).select("event_id").distinct()
-    mixed = frame.join(named, "event_id", "left_semi")
-    mentions = _columns(_exploded(mixed, aliases), ["event_time", "event_id", "seq"]).distinct()
-    bulk = _columns(_exploded(by_text(frame.join(named, "event_id", "left_anti")), aliases), ["pairs", "n", "first", "last"])
+    Column a run of a ``mixed`` event names (id, event_time, event_id, seq); ``counted``: for the
+    other runs, from their ``texts`` (:func:`by_text`), per Column (id, first_seen, last_seen, n runs)."""
+    runs = frame.join(F.broadcast(mixed), "event_id", "left_semi")
+    mentions = _columns(_exploded(runs, aliases), ["event_time", "event_id", "seq"]).distinct()
+    bulk = _columns(_exploded(texts.where(~F.col("mixed")), aliases), ["pairs", "n", "first", "last"])
     counted = bulk.distinct().groupBy("id").agg(
         F.min("first").alias("first_seen"), F.max("last").alias("last_seen"), F.sum("n").alias("n"))
     return mentions, counted

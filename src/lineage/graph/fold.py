@@ -530,14 +530,14 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
     state = _kept(state_facts(resolved), cached)
     reports = status_reports(resolved.where(F.col("op") != "error"))
     runs = _kept(column_feeds.runs(facts), cached)
-    lineage = run_lineage(state, reports)
-    asserted = lineage.where((F.col("relationship") == "FEEDS") & (F.col("src_label") == "Column")
-                             & (F.col("op") == "assert")).select("src_id", "dst_id", "qualifier").distinct()
-    asserted = _kept(asserted, cached)  # column FEEDS keys asserted one per pair: fold them with the runs' pairs
-    edges = fold_edges(lineage.unionByName(column_feeds.as_asserts(runs, asserted, aliases)), cached)
-    edges = _kept(edges.unionByName(column_feeds.fold_feeds(runs, aliases, skip=asserted)), cached)
+    mixed = _kept(column_feeds.mixed_events(runs, state), cached)
+    texts = _kept(column_feeds.by_text(runs, mixed), cached)
+    asserted = _kept(column_feeds.asserted_keys(state), cached)  # folded with the runs' pairs of the same keys
+    pairs = column_feeds.as_asserts(runs, texts, asserted, aliases)
+    edges = fold_edges(run_lineage(state, reports).unionByName(pairs), cached)
+    edges = _kept(edges.unionByName(column_feeds.fold_feeds(texts, aliases, skip=asserted)), cached)
     if feeds:
         edges = edges.unionByName(derive_feeds(edges))
-    vertices = fold_vertices(state, reports, column_feeds.column_mentions(runs, state, aliases))
+    vertices = fold_vertices(state, reports, column_feeds.column_mentions(runs, texts, mixed, aliases))
     vertices = name_people(name_merged(vertices, aliases), person_names(facts, aliases))
     return vertices, edges, fold_changes(state)

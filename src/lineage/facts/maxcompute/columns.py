@@ -47,8 +47,10 @@ Schema = tuple[tuple[str, tuple[str, ...]], ...]
 
 
 @lru_cache(maxsize=8192)
-def _columns_of(sql: str, project: str | None, schema: Schema = (), by_position: bool = True) -> ColumnLineage:
-    """Parsed once per text and schema, as table lineage is (a node submits the same script every day)."""
+def _columns_of(sql: str, project: str | None, schema: Schema, by_position: bool) -> ColumnLineage:
+    """Parsed once per text and schema, as table lineage is (a node submits the same script every day).
+    Every argument is given, in order: ``lru_cache`` keys ``f(a, b)`` and ``f(a, b, (), True)`` apart,
+    so a default left out analysed the job's script once more in its resolution."""
     return column_lineage(sql, dict(schema), default_project=project, by_position=by_position)
 
 
@@ -57,7 +59,7 @@ def _lineage(event: ParsedEvent) -> ColumnLineage | None:
     if _job_lineage(event) is None:
         return None
     data = _data(event)
-    return _columns_of(data.operation_text, _text(data.project_name))
+    return _columns_of(data.operation_text, _text(data.project_name), (), True)
 
 
 def _table(name: str) -> str | None:
@@ -328,7 +330,7 @@ def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]]) -> tupl
     project, asked, schema = _text(data.project_name), set(), {}
     while True:
         key = tuple(sorted(schema.items()))
-        lineage = _columns_of(data.operation_text, project, key)
+        lineage = _columns_of(data.operation_text, project, key, True)
         wanted = set(_needed(lineage, tables, stated)) - asked
         if not wanted:
             break
