@@ -7,10 +7,10 @@ windowed like any edge fact. A MaxCompute job's column lineage is now one ``pair
 ``{src, dst, qualifier, transformations}``), and the fold groups the runs by their pairs text -- a
 script's runs share it -- before it looks at a single pair.
 
-The result is the fold of one assert per pair (tested against it, :mod:`tests.test_column_feeds`):
+The result is the fold of one assert per pair (tested against it: ``tests/graph/test_column_feeds.py``):
 column FEEDS are never retracted and never expire (no mapping does either), so a key's one interval
 opens at its first run and stays open; ``last_seen`` is its last run, ``event_count`` its runs,
-``via`` the :data:`fold.VIA_LIMIT` most recent jobs and ``transformations`` the union. That holds
+``via`` the :data:`VIA_LIMIT` most recent jobs and ``transformations`` the union. That holds
 because each event has at most one current ``pairs`` fact (extraction gives none for a job the
 build resolves, ``lineage.graph.resolve``, and a later resolution supersedes an earlier one), so
 runs never count twice. Column FEEDS asserted one per pair (OpenLineage's) keep the edge fold; where
@@ -31,7 +31,7 @@ from lineage.facts.core import PAIRS
 from lineage.store.schema import EDGES, FACTS
 
 KEY = "pairs"
-"""Its property: the JSON list of the run's pairs."""
+"""The ``pairs`` fact's property: the JSON list of the run's pairs (:data:`PAIR_TYPE`)."""
 PAIR_TYPE = "array<struct<src:string,dst:string,qualifier:string,transformations:array<string>>>"
 VIA_LIMIT = 20  # a FEEDS keeps the most recent jobs/nodes it came through (``fold`` imports it)
 _PAIR_KEY = ["src_id", "dst_id", "qualifier"]
