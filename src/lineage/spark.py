@@ -240,6 +240,9 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, setting
         "spark.master": master,
         "spark.sql.shuffle.partitions": str(settings.shuffle_partitions),
         "spark.ui.enabled": "false",
+        # every query's plan is also rendered as text for the SQL listener; the fold's, its persisted
+        # frames nested inside each other, ran to 10M characters and the 1-4 GB driver out of heap
+        "spark.sql.maxPlanStringLength": "100000",
         "spark.sql.session.timeZone": "UTC",
         "spark.driver.memory": settings.driver_memory,
         "spark.sql.sources.partitionOverwriteMode": "dynamic",

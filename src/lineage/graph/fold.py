@@ -530,14 +530,18 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
     state = _kept(state_facts(resolved), cached)
     reports = status_reports(resolved.where(F.col("op") != "error"))
     runs = _kept(column_feeds.runs(facts), cached)
-    mixed = _kept(column_feeds.mixed_events(runs, state), cached)
-    texts = _kept(column_feeds.by_text(runs, mixed), cached)
-    asserted = _kept(column_feeds.asserted_keys(state), cached)  # folded with the runs' pairs of the same keys
-    pairs = column_feeds.as_asserts(runs, texts, asserted, aliases)
-    edges = fold_edges(run_lineage(state, reports).unionByName(pairs), cached)
-    edges = _kept(edges.unionByName(column_feeds.fold_feeds(texts, aliases, skip=asserted)), cached)
+    if runs.isEmpty():  # no job run states column lineage: none of its steps, nor their share of the plan
+        edges, mentions = _kept(fold_edges(run_lineage(state, reports), cached), cached), None
+    else:
+        mixed = _kept(column_feeds.mixed_events(runs, state), cached)
+        texts = _kept(column_feeds.by_text(runs, mixed), cached)
+        asserted = _kept(column_feeds.asserted_keys(state), cached)  # folded with the runs' pairs of the same keys
+        pairs = column_feeds.as_asserts(runs, texts, asserted, aliases)
+        edges = fold_edges(run_lineage(state, reports).unionByName(pairs), cached)
+        edges = _kept(edges.unionByName(column_feeds.fold_feeds(texts, aliases, skip=asserted)), cached)
+        mentions = column_feeds.column_mentions(runs, texts, mixed, aliases)
     if feeds:
         edges = edges.unionByName(derive_feeds(edges))
-    vertices = fold_vertices(state, reports, column_feeds.column_mentions(runs, texts, mixed, aliases))
+    vertices = fold_vertices(state, reports, mentions)
     vertices = name_people(name_merged(vertices, aliases), person_names(facts, aliases))
     return vertices, edges, fold_changes(state)
