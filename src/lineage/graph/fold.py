@@ -43,6 +43,7 @@ from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from lineage.facts.core import PAIRS
 from lineage.graph import column_feeds
 from lineage.graph.aliases import resolve_ids
 from lineage.graph.column_feeds import VIA_LIMIT, recent_first as _desc
@@ -527,7 +528,7 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
     outputs), the de-duplicated state facts (by vertices and by every branch of the edge fold:
     recomputed, their shuffle ran ~90 times in one build's plan), the edge fold's intermediate
     frames and the folded edges (written, and joined to derive FEEDS)."""
-    resolved = _kept(resolve_aliases(facts.where(F.col("op") != column_feeds.PAIRS), aliases), cached)  # texts: below
+    resolved = _kept(resolve_aliases(facts.where(F.col("op") != PAIRS), aliases), cached)  # texts: below
     state = _kept(state_facts(resolved), cached)
     reports = status_reports(resolved.where(F.col("op") != "error"))
     runs = _kept(column_feeds.runs(facts), cached)
