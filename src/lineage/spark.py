@@ -243,6 +243,14 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, setting
         # every query's plan is also rendered as text for the SQL listener; the fold's, its persisted
         # frames nested inside each other, ran to 10M characters and the 1-4 GB driver out of heap
         "spark.sql.maxPlanStringLength": "100000",
+        # and the status listeners keep every finished query's plan graph, job and stage (1000
+        # of each by default) even with the UI off: a long session (the test suite, a notebook)
+        # held hundreds of the fold's plans; nothing here reads that history
+        "spark.sql.ui.retainedExecutions": "20",
+        "spark.ui.retainedJobs": "50",
+        "spark.ui.retainedStages": "50",
+        "spark.ui.retainedTasks": "1000",
+        "spark.ui.dagGraph.retainedRootRDDs": "50",
         "spark.sql.session.timeZone": "UTC",
         "spark.driver.memory": settings.driver_memory,
         "spark.sql.sources.partitionOverwriteMode": "dynamic",

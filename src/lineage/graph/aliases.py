@@ -7,13 +7,17 @@ CSV with a header ``alias,canonical`` (``#`` comments and blank lines allowed), 
     user:datahub:analyst,user:aliyun:1320876710332592
 
 Chains resolve (a -> b -> c makes a -> c); a cycle, a malformed id, or an alias whose label
-differs from its canonical id's label is an error naming the file and line.
+differs from its canonical id's label is an error naming the file and line. The build reads the
+file into a frame (``build.aliases_frame``) and :func:`resolve_ids` applies it to the facts' ids.
 """
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
 
 from lineage import ids
 from lineage.errors import UsageError
@@ -72,3 +76,14 @@ def _resolve(alias: str, mapping: dict[str, str], where_of: dict[str, str]) -> s
         seen.append(current)
         current = mapping[current]
     return current
+
+
+def resolve_ids(frame: DataFrame, columns: tuple[str, ...], aliases: DataFrame | None) -> DataFrame:
+    """Every aliased id in ``columns`` replaced by its canonical id (identity resolution)."""
+    if aliases is None:
+        return frame
+    table = F.broadcast(aliases.select(F.col("alias").alias("_a"), F.col("canonical").alias("_c")))
+    for column in columns:
+        frame = (frame.join(table, frame[column] == table["_a"], "left")
+                 .withColumn(column, F.coalesce(F.col("_c"), F.col(column))).drop("_a", "_c"))
+    return frame

@@ -24,10 +24,13 @@ run for the others (a CTAS states the columns it feeds), so no event counts twic
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from lineage.facts.core import PAIRS
+from lineage.graph.aliases import resolve_ids
 from lineage.store.schema import EDGES, FACTS
 
 KEY = "pairs"
@@ -38,10 +41,22 @@ _PAIR_KEY = ["src_id", "dst_id", "qualifier"]
 
 
 def runs(facts: DataFrame) -> DataFrame:
-    """(event_id, seq, event_time, via, pairs) of every ``pairs`` fact that holds (not failed), once."""
-    return (facts.where((F.col("op") == PAIRS) & ~F.col("failed")).dropDuplicates(["event_id", "seq"])
+    """(event_id, ..., seq, via, text: the sha2 of its pairs) of every ``pairs`` fact that holds (not
+    failed), once. The text itself stays behind (:func:`distinct_texts`): a month's 87k runs carry 0.74 GB
+    of it in 3.8k distinct texts, and each persisted copy and shuffle of the runs carried it all."""
+    return (facts.where((F.col("op") == PAIRS) & ~F.col("failed"))
             .select("event_id", "source", "kind", "event_time", "actor", "seq", F.col("src_id").alias("via"),
-                    F.col("properties")[KEY].alias("pairs")))
+                    _text_key().alias("text")).dropDuplicates(["event_id", "seq"]))
+
+
+def distinct_texts(facts: DataFrame) -> DataFrame:
+    """(text, pairs): each distinct pairs text of the ``pairs`` facts once, by its key (:func:`runs`)."""
+    held = facts.where(F.col("op") == PAIRS).select(_text_key().alias("text"), F.col("properties")[KEY].alias("pairs"))
+    return held.groupBy("text").agg(F.first("pairs").alias("pairs"))
+
+
+def _text_key() -> Column:
+    return F.sha2(F.col("properties")[KEY], 256)
 
 
 def recent_first(x: Column, y: Column) -> Column:
@@ -64,27 +79,18 @@ def mixed_events(frame: DataFrame, state: DataFrame) -> DataFrame:
     return frame.select("event_id").join(named, "event_id", "left_semi").distinct()
 
 
-def by_text(frame: DataFrame, mixed: DataFrame) -> DataFrame:
-    """Per distinct (pairs text, ``mixed``: the run's event is in ``mixed``) of the ``runs``: how many
-    runs, first and last, the latest (time, via)s. The one shuffle of the runs' pairs texts (``mixed``
-    is broadcast), read by the fold of the FEEDS and of the Columns alike."""
+def by_text(frame: DataFrame, mixed: DataFrame, texts: DataFrame) -> DataFrame:
+    """Per distinct (pairs text, ``mixed``: the run's event is in ``mixed``) of the ``runs``: the
+    text (``pairs``, from :func:`distinct_texts`), how many runs, first and last, the latest (time, via)s.
+    The one shuffle of the runs (``mixed`` is broadcast), read by the fold of the FEEDS and of the
+    Columns alike."""
     flagged = frame.join(F.broadcast(mixed.withColumn("mixed", F.lit(True))), "event_id", "left")
     entry = F.struct(F.col("event_time").alias("last_seen"), F.col("via").alias("via"))
     latest = F.slice(F.array_sort(F.collect_list(entry), lambda x, y: recent_first(x, y)), 1, VIA_LIMIT)
-    return flagged.groupBy("pairs", F.coalesce("mixed", F.lit(False)).alias("mixed")).agg(
+    counted = flagged.groupBy("text", F.coalesce("mixed", F.lit(False)).alias("mixed")).agg(
         F.countDistinct("event_id").alias("n"), F.min("event_time").alias("first"),
         F.max("event_time").alias("last"), latest.alias("recent"))
-
-
-def resolve_ids(frame: DataFrame, columns: tuple[str, ...], aliases: DataFrame | None) -> DataFrame:
-    """Every aliased id in ``columns`` replaced by its canonical id (identity resolution)."""
-    if aliases is None:
-        return frame
-    table = F.broadcast(aliases.select(F.col("alias").alias("_a"), F.col("canonical").alias("_c")))
-    for column in columns:
-        frame = (frame.join(table, frame[column] == table["_a"], "left")
-                 .withColumn(column, F.coalesce(F.col("_c"), F.col(column))).drop("_a", "_c"))
-    return frame
+    return counted.join(texts, "text")
 
 
 def _exploded(frame: DataFrame, aliases: DataFrame | None) -> DataFrame:
@@ -107,8 +113,8 @@ def as_asserts(frame: DataFrame, texts: DataFrame, keys: DataFrame, aliases: Dat
     """The ``runs``' pairs of ``keys`` (src_id, dst_id, qualifier) as one FEEDS assert fact each, as an
     assert per pair would have been (for the keys that facts of another shape also assert);
     ``texts``: :func:`by_text` of the runs."""
-    texts = _exploded(texts.select("pairs"), aliases).join(keys, _PAIR_KEY, "left_semi").select("pairs").distinct()
-    pairs = _exploded(frame.join(texts, "pairs", "left_semi"), aliases).join(keys, _PAIR_KEY, "left_semi")
+    hit = _exploded(texts.select("text", "pairs"), aliases).join(keys, _PAIR_KEY, "left_semi").select("text", "pairs").distinct()
+    pairs = _exploded(frame.join(hit, "text"), aliases).join(keys, _PAIR_KEY, "left_semi")
     props = F.create_map(F.lit("transformations"), F.to_json("transformations"), F.lit("via"), F.to_json(F.array("via")))
     made = {"op": F.lit("assert"), "src_label": F.lit("Column"), "relationship": F.lit("FEEDS"),
             "dst_label": F.lit("Column"), "properties": props, "valid_until": F.lit(None).cast("timestamp"),
@@ -140,9 +146,9 @@ def column_mentions(frame: DataFrame, texts: DataFrame, mixed: DataFrame,
     """What the ``runs`` add to the Column vertices: (mentions, counted). ``mentions``: one row per
     Column a run of a ``mixed`` event names (id, event_time, event_id, seq); ``counted``: for the
     other runs, from their ``texts`` (:func:`by_text`), per Column (id, first_seen, last_seen, n runs)."""
-    runs = frame.join(F.broadcast(mixed), "event_id", "left_semi")
+    runs = frame.join(F.broadcast(mixed), "event_id", "left_semi").join(texts.where(F.col("mixed")).select("text", "pairs"), "text")
     mentions = _columns(_exploded(runs, aliases), ["event_time", "event_id", "seq"]).distinct()
-    bulk = _columns(_exploded(texts.where(~F.col("mixed")), aliases), ["pairs", "n", "first", "last"])
+    bulk = _columns(_exploded(texts.where(~F.col("mixed")), aliases), ["text", "n", "first", "last"])
     counted = bulk.distinct().groupBy("id").agg(
         F.min("first").alias("first_seen"), F.max("last").alias("last_seen"), F.sum("n").alias("n"))
     return mentions, counted
@@ -156,19 +162,23 @@ def _columns(pairs: DataFrame, kept: list[str]) -> DataFrame:
 def texts_naming(frame: DataFrame, ids: DataFrame, aliases: DataFrame | None) -> DataFrame:
     """The ``runs`` (as stored facts: any frame with ``properties``) whose pairs name an id of ``ids``
     (one column ``id``) -- what the incremental fold refolds a touched Column or column FEEDS from."""
-    held = frame.where(F.col("op") == PAIRS).withColumn("_pairs", F.col("properties")[KEY])
-    texts = held.select(F.col("_pairs").alias("pairs")).distinct()
-    hit = _columns(_exploded(texts, aliases), ["pairs"]).join(ids, "id", "left_semi").select(F.col("pairs").alias("_pairs"))
-    return held.join(hit.distinct(), "_pairs", "left_semi").drop("_pairs")
+    return _facts_whose_pairs(frame, aliases, lambda pairs: _columns(pairs, ["pairs"]).join(ids, "id", "left_semi"))
 
 
 def texts_with_keys(frame: DataFrame, keys: DataFrame, aliases: DataFrame | None) -> DataFrame:
     """The ``pairs`` facts of ``frame`` naming a key of ``keys`` (src_id, relationship, dst_id, qualifier)."""
+    wanted = keys.where(F.col("relationship") == "FEEDS").select(*_PAIR_KEY)
+    return _facts_whose_pairs(frame, aliases, lambda pairs: pairs.join(wanted, _PAIR_KEY, "left_semi"))
+
+
+def _facts_whose_pairs(frame: DataFrame, aliases: DataFrame | None,
+                       keep: Callable[[DataFrame], DataFrame]) -> DataFrame:
+    """The ``pairs`` facts of ``frame`` whose text has a pair ``keep`` keeps (given one row per pair,
+    with its ``pairs`` text): each distinct text exploded once, not each fact."""
     held = frame.where(F.col("op") == PAIRS).withColumn("_pairs", F.col("properties")[KEY])
     texts = held.select(F.col("_pairs").alias("pairs")).distinct()
-    wanted = keys.where(F.col("relationship") == "FEEDS").select(*_PAIR_KEY)
-    hit = _exploded(texts, aliases).join(wanted, _PAIR_KEY, "left_semi").select(F.col("pairs").alias("_pairs"))
-    return held.join(hit.distinct(), "_pairs", "left_semi").drop("_pairs")
+    hit = keep(_exploded(texts, aliases)).select(F.col("pairs").alias("_pairs")).distinct()
+    return held.join(hit, "_pairs", "left_semi").drop("_pairs")
 
 
 def touched(frame: DataFrame, aliases: DataFrame | None) -> tuple[DataFrame, DataFrame]:

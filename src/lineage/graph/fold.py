@@ -43,7 +43,9 @@ from pyspark import StorageLevel
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from lineage.facts.core import PAIRS
 from lineage.graph import column_feeds
+from lineage.graph.aliases import resolve_ids
 from lineage.graph.column_feeds import VIA_LIMIT, recent_first as _desc
 from lineage.store.schema import CHANGES, EDGES, VERTICES
 
@@ -94,7 +96,7 @@ def _far() -> Column:
 
 def resolve_aliases(facts: DataFrame, aliases: DataFrame | None) -> DataFrame:
     """Replace every aliased id (src, dst, actor) by its canonical id (identity resolution)."""
-    return column_feeds.resolve_ids(facts, ("src_id", "dst_id", "actor"), aliases)
+    return resolve_ids(facts, ("src_id", "dst_id", "actor"), aliases)
 
 
 def state_facts(facts: DataFrame) -> DataFrame:
@@ -526,7 +528,7 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
     outputs), the de-duplicated state facts (by vertices and by every branch of the edge fold:
     recomputed, their shuffle ran ~90 times in one build's plan), the edge fold's intermediate
     frames and the folded edges (written, and joined to derive FEEDS)."""
-    resolved = _kept(resolve_aliases(facts, aliases), cached)
+    resolved = _kept(resolve_aliases(facts.where(F.col("op") != PAIRS), aliases), cached)  # texts: below
     state = _kept(state_facts(resolved), cached)
     reports = status_reports(resolved.where(F.col("op") != "error"))
     runs = _kept(column_feeds.runs(facts), cached)
@@ -534,7 +536,7 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
         edges, mentions = _kept(fold_edges(run_lineage(state, reports), cached), cached), None
     else:
         mixed = _kept(column_feeds.mixed_events(runs, state), cached)
-        texts = _kept(column_feeds.by_text(runs, mixed), cached)
+        texts = _kept(column_feeds.by_text(runs, mixed, column_feeds.distinct_texts(facts)), cached)
         asserted = _kept(column_feeds.asserted_keys(state), cached)  # folded with the runs' pairs of the same keys
         pairs = column_feeds.as_asserts(runs, texts, asserted, aliases)
         edges = fold_edges(run_lineage(state, reports).unionByName(pairs), cached)
