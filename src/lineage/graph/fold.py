@@ -532,16 +532,16 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
     state = _kept(state_facts(resolved), cached)
     reports = status_reports(resolved.where(F.col("op") != "error"))
     runs = _kept(column_feeds.runs(facts), cached)
-    if runs.isEmpty():  # no job run states column lineage: none of its steps, nor their share of the plan
-        edges, mentions = _kept(fold_edges(run_lineage(state, reports), cached), cached), None
-    else:
+    lineage, column_edges, mentions = run_lineage(state, reports), None, None
+    if not runs.isEmpty():  # the column steps (and their share of the plan) only when a job run states columns
         mixed = _kept(column_feeds.mixed_events(runs, state), cached)
         texts = _kept(column_feeds.by_text(runs, mixed, column_feeds.distinct_texts(facts)), cached)
         asserted = _kept(column_feeds.asserted_keys(state), cached)  # folded with the runs' pairs of the same keys
-        pairs = column_feeds.as_asserts(runs, texts, asserted, aliases)
-        edges = fold_edges(run_lineage(state, reports).unionByName(pairs), cached)
-        edges = _kept(edges.unionByName(column_feeds.fold_feeds(texts, aliases, skip=asserted)), cached)
+        lineage = lineage.unionByName(column_feeds.as_asserts(runs, texts, asserted, aliases))
+        column_edges = column_feeds.fold_feeds(texts, aliases, skip=asserted)
         mentions = column_feeds.column_mentions(runs, texts, mixed, aliases)
+    edges = fold_edges(lineage, cached)
+    edges = _kept(edges if column_edges is None else edges.unionByName(column_edges), cached)
     if feeds:
         edges = edges.unionByName(derive_feeds(edges))
     vertices = fold_vertices(state, reports, mentions)

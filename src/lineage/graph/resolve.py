@@ -45,11 +45,12 @@ Versions = dict[str, tuple[list[tuple[datetime, str]], list[tuple[str, ...]]]]
 
 
 def _needing(facts: DataFrame) -> DataFrame:
-    """(source, event_id, event_time) of the jobs whose column lineage needed unknown tables (their
-    extraction status facts)."""
+    """(source, event_id, event_time, unknown: the tables, JSON) of the jobs whose column lineage
+    needed unknown tables (their extraction status facts)."""
+    unknown = F.col("properties")[columns.UNKNOWN_TABLES]
     return (facts.where((F.col("src_label") == "Job") & F.col("relationship").isNull() & ~F.col("failed")
-                        & (F.col("seq") < SEQ_BASE) & F.col("properties")[columns.UNKNOWN_TABLES].isNotNull())
-            .select("source", "event_id", "event_time"))
+                        & (F.col("seq") < SEQ_BASE) & unknown.isNotNull())
+            .select("source", "event_id", "event_time", unknown.alias("unknown")))
 
 
 def _tables_of(facts: DataFrame, jobs: DataFrame) -> DataFrame:
@@ -65,9 +66,9 @@ def _schema_facts(facts: DataFrame) -> DataFrame:
 
 
 def jobs_to_resolve(stored: DataFrame | None, new: DataFrame) -> DataFrame:
-    """(source, event_id) of the new facts' jobs needing a schema, and of stored ones a table of which
-    has a new HAS_COLUMN fact dated before them."""
-    jobs = _needing(new).select("source", "event_id")
+    """(source, event_id, unknown) of the new facts' jobs needing a schema, and of stored ones a table
+    of which has a new HAS_COLUMN fact dated before them."""
+    jobs = _needing(new).select("source", "event_id", "unknown")
     if stored is None:
         return jobs.distinct()
     late = _schema_facts(new).select("src_id", F.col("event_time").alias("_t"), F.col("event_id").alias("_e"))
@@ -75,7 +76,7 @@ def jobs_to_resolve(stored: DataFrame | None, new: DataFrame) -> DataFrame:
     concerned = olds.join(_tables_of(stored, olds.select("source", "event_id")), ["source", "event_id"]).join(
         late, "src_id").where(
         (F.col("_t") < F.col("event_time")) | ((F.col("_t") == F.col("event_time")) & (F.col("_e") < F.col("event_id"))))
-    return jobs.unionByName(concerned.select("source", "event_id")).distinct()
+    return jobs.unionByName(concerned.select("source", "event_id", "unknown")).distinct()
 
 
 def schema_versions(facts: DataFrame, jobs: DataFrame) -> Versions:
@@ -129,7 +130,8 @@ def resolve_event(row: Any, versions: Versions, round_: int) -> Iterator[core.Fa
     """The derived facts of one job's event (an events row): its ``pairs`` fact, then its status."""
     try:
         event = registry.parse_record(json.loads(row["doc"]))
-        found = columns.resolved(event, lambda table: as_of(versions, table, row["event_time"], row["event_id"]))
+        found = columns.resolved(event, lambda table: as_of(versions, table, row["event_time"], row["event_id"]),
+                                 json.loads(row["unknown"]))
         if found is None:
             return
         feeds, status = found
@@ -153,7 +155,7 @@ def derived_facts(events: DataFrame, stored: DataFrame | None, new: DataFrame, r
         return None
     every = new if stored is None else stored.unionByName(new)
     versions = spark.sparkContext.broadcast(schema_versions(every, jobs))
-    todo = by_script(events.join(jobs, ["source", "event_id"], "left_semi"))
+    todo = by_script(events.join(jobs, ["source", "event_id"]))
     rdd = todo.rdd.flatMap(lambda r: resolve_event(r, versions.value, round_))
     return spark.createDataFrame(rdd, FACTS.ddl)
 

@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from lineage import ids
 from lineage.events.base import ParsedEvent
-from lineage.facts.core import Out
+from lineage.facts.core import Out, prop_value
 from lineage.facts.maxcompute import helpers
 from lineage.facts.maxcompute.helpers import _data, _job_id, _job_lineage, _text
 from lineage.sql import ddl
@@ -54,12 +54,35 @@ def _columns_of(sql: str, project: str | None, schema: Schema, by_position: bool
     return column_lineage(sql, dict(schema), default_project=project, by_position=by_position)
 
 
-def _lineage(event: ParsedEvent) -> ColumnLineage | None:
-    """Column lineage of a successfully finished SQL job (None otherwise, as for table lineage)."""
+@dataclass(frozen=True)
+class _Script:
+    """What a script states at column level on its own, the same for every run of it: computed once
+    per text (:func:`_script`), as its lineage is. Per run, the schema steps, the status and the
+    pairs took 2.8 s of a 15k-event day's extraction against 1.5 s for all the rest (at 10^6
+    events, +30 s of the build), the analysis itself being cached."""
+
+    nets: dict[str, "_Net"]  # read, never changed: shared by every run
+    reasons: tuple[str, ...]
+    unknown: tuple[str, ...] | None  # the tables it needs the columns of (None: none)
+    pairs: str | None  # the ``pairs`` property (JSON) when nothing is unknown and some pair is known
+
+
+@lru_cache(maxsize=8192)
+def _script(sql: str, project: str | None) -> _Script:
+    lineage, tables = _columns_of(sql, project, (), True), helpers._lineage_of(sql, project)
+    nets = _nets_of(lineage)
+    unknown = _needed(lineage, tables, {t for t, net in nets.items() if net.known})
+    pairs = None if unknown else _pair_list(lineage)
+    return _Script(nets, tuple(_reasons(lineage, tables)), tuple(unknown) or None,
+                   prop_value(pairs) if pairs else None)
+
+
+def _of(event: ParsedEvent) -> _Script | None:
+    """A successfully finished SQL job's :class:`_Script` (None otherwise, as for table lineage)."""
     if _job_lineage(event) is None:
         return None
     data = _data(event)
-    return _columns_of(data.operation_text, _text(data.project_name), (), True)
+    return _script(data.operation_text, _text(data.project_name))
 
 
 def _table(name: str) -> str | None:
@@ -139,7 +162,11 @@ def _change(net: _Net, change: ddl.SchemaChange) -> None:
 
 
 def _nets(event: ParsedEvent) -> dict[str, _Net]:
-    lineage = _lineage(event)
+    script = _of(event)
+    return script.nets if script else {}
+
+
+def _nets_of(lineage: ColumnLineage | None) -> dict[str, _Net]:
     nets: dict[str, _Net] = {}
     for change in lineage.schema if lineage else ():
         _NET_STEPS[change.op](nets.setdefault(change.table, _Net()), change)
@@ -208,16 +235,14 @@ def type_changed(event: ParsedEvent) -> Iterator[Out]:
 def column_pairs(event: ParsedEvent) -> Iterator[Out]:
     """The run's column FEEDS as one ``pairs`` fact on its Job (``lineage.graph.column_feeds``);
     none for a job whose lineage needs another table's columns: the build resolves it (:func:`resolved`)."""
-    lineage = _lineage(event)
-    if lineage is not None and unknown_tables(event) is None:
-        yield from _pairs(lineage, _job_id(_data(event).instance_id))
+    script, job = _of(event), _job_id(_data(event).instance_id)
+    if script is not None and script.pairs and job:
+        yield Out(job, props={"pairs": script.pairs})
 
 
-def _pairs(lineage: ColumnLineage, job: str | None) -> Iterator[Out]:
-    pairs = sorted({(o.src, o.dst, o.qualifier, tuple(o.props["transformations"])) for o in _feeds(lineage, job)})
-    if job and pairs:
-        yield Out(job, props={"pairs": [{"src": s, "dst": d, "qualifier": q, "transformations": list(t)}
-                                        for s, d, q, t in pairs]})
+def _pair_list(lineage: ColumnLineage) -> list[dict]:
+    pairs = sorted({(o.src, o.dst, o.qualifier, tuple(o.props["transformations"])) for o in _feeds(lineage, None)})
+    return [{"src": s, "dst": d, "qualifier": q, "transformations": list(t)} for s, d, q, t in pairs]
 
 
 def _feeds(lineage: ColumnLineage, job: str | None) -> Iterator[Out]:
@@ -236,8 +261,8 @@ def partial_reasons(event: ParsedEvent) -> list[str]:
     written) table pair of the job -- the pairs its table FEEDS are made of (``graph.fold``) --
     that no chain of the job's column pairs joins (a chain passes through the script's own
     tables, e.g. a CTAS temp table read by the next statement; such a table's self-loop is exempt)."""
-    lineage, tables = _lineage(event), _job_lineage(event)
-    return [] if lineage is None or tables is None else _reasons(lineage, tables)
+    script = _of(event)
+    return list(script.reasons) if script else []
 
 
 def _reasons(lineage: ColumnLineage, tables: SqlLineage) -> list[str]:
@@ -277,14 +302,14 @@ def job_status(event: ParsedEvent) -> Iterator[Out]:
     """``helpers.job_status`` plus the Job's ``column_lineage`` (complete / partial) and
     ``column_lineage_reason`` when it is a finished SQL job."""
     extra: dict[str, object] = {}
-    if _lineage(event) is not None:
-        reasons = partial_reasons(event)
-        extra = {**_status(reasons), UNKNOWN_TABLES: unknown_tables(event)}
+    script = _of(event)
+    if script is not None:
+        extra = {**_status(script.reasons), UNKNOWN_TABLES: list(script.unknown) if script.unknown else None}
     for out in helpers.job_status(event):
         yield Out(out.src, props={**(out.props or {}), **extra})
 
 
-def _status(reasons: list[str]) -> dict[str, str | None]:
+def _status(reasons: Sequence[str]) -> dict[str, str | None]:
     reason = "; ".join(reasons)
     return {"column_lineage": "partial" if reason else "complete",
             "column_lineage_reason": reason[:REASON_MAX_CHARS] if reason else None}
@@ -293,12 +318,8 @@ def _status(reasons: list[str]) -> dict[str, str | None]:
 def unknown_tables(event: ParsedEvent) -> list[str] | None:
     """The tables whose columns the job's column lineage needed and its script does not state
     (``project.table``), None: nothing needed. The build looks only these up in the graph."""
-    lineage, tables = _lineage(event), _job_lineage(event)
-    return None if lineage is None or tables is None else _needed(lineage, tables, _stated(event)) or None
-
-
-def _stated(event: ParsedEvent) -> set[str]:
-    return {t for t, net in _nets(event).items() if net.known}
+    script = _of(event)
+    return list(script.unknown) if script and script.unknown else None
 
 
 def _needed(lineage: ColumnLineage, tables: SqlLineage, stated: set[str]) -> list[str]:
@@ -315,30 +336,58 @@ def _needed(lineage: ColumnLineage, tables: SqlLineage, stated: set[str]) -> lis
 
 
 def _names(reason: str, table: str) -> bool:
-    return re.search(rf"(?<![\w.]){re.escape(table)}(?![\w])", reason) is not None
+    return _naming(table).search(reason) is not None
 
 
-def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]]) -> tuple[list[Out], Out] | None:
+@lru_cache(maxsize=8192)
+def _naming(table: str) -> re.Pattern:
+    """Compiled once per table: ``re``'s own cache (512) missed on a platform's tables, a third of
+    the time of every job's status."""
+    return re.compile(rf"(?<![\w.]){re.escape(table)}(?![\w])")
+
+
+def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]],
+             unknown: Sequence[str] = ()) -> tuple[list[Out], Out] | None:
     """The job's column lineage again with the graph's columns (``lookup``: a table's as of the job's
-    time, empty when unknown) of the tables it needs -- again while a result names more (the second
-    ``*`` of a UNION, the next statement's): its ``pairs`` fact (none without pairs) and its status
-    (None: not a finished SQL job). A positional INSERT into a table still unknown names the target
-    by the query's outputs, as ``column_lineage`` does without a schema, and stays partial."""
-    tables, data, stated = _job_lineage(event), _data(event), _stated(event)
+    time, empty when unknown) of the tables it needs -- first those extraction named (``unknown``:
+    its :func:`unknown_tables`, so the script is not analysed without a schema once more), again
+    while a result names more (the second ``*`` of a UNION, the next statement's): its ``pairs``
+    fact (none without pairs) and its status (None: not a finished SQL job). A positional INSERT
+    into a table still unknown names the target by the query's outputs, as ``column_lineage`` does
+    without a schema, and stays partial."""
+    tables, data = _job_lineage(event), _data(event)
     if tables is None:
         return None
-    project, asked, schema = _text(data.project_name), set(), {}
+    sql, project, asked = data.operation_text, _text(data.project_name), set(unknown)
+    schema = {t: tuple(cols) for t in sorted(asked) if (cols := lookup(t))}
     while True:
         key = tuple(sorted(schema.items()))
-        lineage = _columns_of(data.operation_text, project, key, True)
-        wanted = set(_needed(lineage, tables, stated)) - asked
+        wanted = set(_needs(sql, project, key)) - asked
         if not wanted:
             break
         asked |= wanted
         schema.update({t: tuple(cols) for t in wanted if (cols := lookup(t))})
-    if lineage.partial:
-        lineage = replace(lineage, feeds=_columns_of(data.operation_text, project, key, False).feeds)
-    job = _job_id(data.instance_id)
-    feeds = list(_pairs(lineage, job))
+    job, (pairs, reasons) = _job_id(data.instance_id), _outcome(sql, project, key)
     still = sorted(t for t in asked if t not in schema)
-    return feeds, Out(job, props={**_status(_reasons(lineage, tables)), UNKNOWN_TABLES: still})
+    return ([Out(job, props={"pairs": pairs})] if job and pairs else []), \
+        Out(job, props={**_status(reasons), UNKNOWN_TABLES: still})
+
+
+@lru_cache(maxsize=8192)
+def _needs(sql: str, project: str | None, schema: Schema) -> tuple[str, ...]:
+    """The tables the script's column lineage with ``schema`` still needs (:func:`_needed`): once per
+    text and schema, as the analysis, not once per run."""
+    lineage = _columns_of(sql, project, schema, True)
+    stated = {t for t, net in _nets_of(lineage).items() if net.known}
+    return tuple(_needed(lineage, helpers._lineage_of(sql, project), stated))
+
+
+@lru_cache(maxsize=8192)
+def _outcome(sql: str, project: str | None, schema: Schema) -> tuple[str | None, tuple[str, ...]]:
+    """The ``pairs`` property (JSON; None: no pair) and the partial reasons with ``schema``: a
+    positional INSERT into a table still unknown names the target by the query's outputs."""
+    lineage = _columns_of(sql, project, schema, True)
+    if lineage.partial:
+        lineage = replace(lineage, feeds=_columns_of(sql, project, schema, False).feeds)
+    pairs = _pair_list(lineage)
+    return (prop_value(pairs) if pairs else None), tuple(_reasons(lineage, helpers._lineage_of(sql, project)))
