@@ -47,7 +47,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lineage.errors import OutOfMemory, SetupError
 from lineage.settings import Settings, current

@@ -58,8 +58,8 @@ def _columns_of(sql: str, project: str | None, schema: Schema, by_position: bool
 class _Script:
     """What a script states at column level on its own, the same for every run of it: computed once
     per text (:func:`_script`), as its lineage is. Per run, the schema steps, the status and the
-    pairs took 2.8 s of a 15k-event day's extraction against 1.5 s for all the rest (at 10^6
-    events, +30 s of the build), the analysis itself being cached."""
+    pairs took 2.8 s of a 15k-event day's extraction against 1.5 s for all the rest, the analysis
+    itself being cached."""
 
     nets: dict[str, "_Net"]  # read, never changed: shared by every run
     reasons: tuple[str, ...]
