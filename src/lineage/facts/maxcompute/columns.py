@@ -63,17 +63,21 @@ class _Script:
 
     nets: dict[str, "_Net"]  # read, never changed: shared by every run
     reasons: tuple[str, ...]
-    unknown: tuple[str, ...] | None  # the tables it needs the columns of (None: none)
+    """Why some of its column lineage is unknown: the resolver's reasons, and every (read, written)
+    table pair of the job -- the pairs its table FEEDS are made of (``graph.fold``) -- that no chain
+    of its column pairs joins (a chain passes through the script's own tables, e.g. a CTAS temp
+    table read by the next statement; such a table's self-loop is exempt)."""
+    unknown: tuple[str, ...] | None
+    """The tables (``project.table``) whose columns it needs and does not state (None: none): the
+    build looks only these up in the graph."""
     pairs: str | None  # the ``pairs`` property (JSON) when nothing is unknown and some pair is known
 
 
 @lru_cache(maxsize=8192)
 def _script(sql: str, project: str | None) -> _Script:
-    lineage, tables = _columns_of(sql, project, (), True), helpers._lineage_of(sql, project)
-    nets = _nets_of(lineage)
-    unknown = _needed(lineage, tables, {t for t, net in nets.items() if net.known})
+    lineage, unknown = _columns_of(sql, project, (), True), _needs(sql, project, ())
     pairs = None if unknown else _pair_list(lineage)
-    return _Script(nets, tuple(_reasons(lineage, tables)), tuple(unknown) or None,
+    return _Script(_nets_of(lineage), tuple(_reasons(lineage, helpers._lineage_of(sql, project))), unknown or None,
                    prop_value(pairs) if pairs else None)
 
 
@@ -256,15 +260,6 @@ def _feeds(lineage: ColumnLineage, job: str | None) -> Iterator[Out]:
                 yield Out(src, dst, qualifier=qualifier, props={"via": [job], "transformations": subtypes})
 
 
-def partial_reasons(event: ParsedEvent) -> list[str]:
-    """Why some of the job's column lineage is unknown: the resolver's reasons, and every (read,
-    written) table pair of the job -- the pairs its table FEEDS are made of (``graph.fold``) --
-    that no chain of the job's column pairs joins (a chain passes through the script's own
-    tables, e.g. a CTAS temp table read by the next statement; such a table's self-loop is exempt)."""
-    script = _of(event)
-    return list(script.reasons) if script else []
-
-
 def _reasons(lineage: ColumnLineage, tables: SqlLineage) -> list[str]:
     reach: dict[str, set[str]] = {}
     for f in lineage.feeds:
@@ -315,13 +310,6 @@ def _status(reasons: Sequence[str]) -> dict[str, str | None]:
             "column_lineage_reason": reason[:REASON_MAX_CHARS] if reason else None}
 
 
-def unknown_tables(event: ParsedEvent) -> list[str] | None:
-    """The tables whose columns the job's column lineage needed and its script does not state
-    (``project.table``), None: nothing needed. The build looks only these up in the graph."""
-    script = _of(event)
-    return list(script.unknown) if script and script.unknown else None
-
-
 def _needed(lineage: ColumnLineage, tables: SqlLineage, stated: set[str]) -> list[str]:
     """Those the partial reasons name and those written (a positional INSERT's target, hidden behind
     a ``*`` first), or every one when a reason names none (an unqualified column over several
@@ -350,7 +338,7 @@ def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]],
              unknown: Sequence[str] = ()) -> tuple[list[Out], Out] | None:
     """The job's column lineage again with the graph's columns (``lookup``: a table's as of the job's
     time, empty when unknown) of the tables it needs -- first those extraction named (``unknown``:
-    its :func:`unknown_tables`, so the script is not analysed without a schema once more), again
+    its :attr:`_Script.unknown`, so the script is not analysed without a schema once more), again
     while a result names more (the second ``*`` of a UNION, the next statement's): its ``pairs``
     fact (none without pairs) and its status (None: not a finished SQL job). A positional INSERT
     into a table still unknown names the target by the query's outputs, as ``column_lineage`` does
