@@ -16,8 +16,8 @@ import json
 
 import pytest
 
-from lineage.facts.core import PAIRS, Fact
-from lineage.graph import fold
+from lineage.facts.core import PAIRS, Fact, stored
+from lineage.graph import column_feeds, fold
 from lineage.graph.api import utc_row
 from lineage.store.schema import FACTS
 
@@ -83,12 +83,13 @@ def _edge_key(e):
 
 
 def fold_rows(spark, rows: list[Fact], aliases: dict[str, str]):
-    """Collected (vertices, edges, changes) rows of one fold, persisted frames released after."""
-    frame = spark.createDataFrame(rows, FACTS.ddl)
+    """Collected (vertices, edges, changes) rows of one fold, persisted frames released after; a
+    ``pairs`` fact's text stored apart first, as the build stores it."""
+    frame, texts = column_feeds.apart(spark.createDataFrame(list(stored(rows, {})), FACTS.ddl))
     alias_df = spark.createDataFrame(sorted(aliases.items()), "alias string, canonical string") if aliases else None
     cached: list = []
     try:
-        return tuple([utc_row(r.asDict()) for r in out.collect()] for out in fold.fold(frame, alias_df, cached))
+        return tuple([utc_row(r.asDict()) for r in out.collect()] for out in fold.fold(frame, alias_df, cached, texts=texts))
     finally:
         for frame in cached:
             frame.unpersist()

@@ -16,6 +16,7 @@ WRITTEN = [
     (schema.CHANGES, "graph/changes"),
     (schema.EXTRACTED, "facts_extracted"),
     (schema.FACTS, "facts"),
+    (schema.PAIRS_TEXTS, "pairs_texts"),
 ]
 
 
@@ -25,7 +26,7 @@ def test_the_fact_tuple_has_the_declared_columns():
 
 
 def test_ddl_struct_and_arrow_come_from_the_same_columns(spark):
-    for dataset in (*schema.GRAPH, schema.FACTS, schema.EXTRACTED):
+    for dataset in (*schema.GRAPH, schema.FACTS, schema.EXTRACTED, schema.PAIRS_TEXTS):
         struct = dataset.struct()
         assert tuple(struct.fieldNames()) == dataset.names == tuple(dataset.arrow().names)
         assert [f.nullable for f in struct.fields] == [f.nullable for f in dataset.arrow()]

@@ -11,7 +11,7 @@ from datetime import timedelta
 import pytest
 
 from foldbatch import fold_rows
-from lineage.facts.core import PAIRS, Fact
+from lineage.facts.core import PAIRS, PAIRS_KEY, Fact
 from lineage.graph import resolve
 from lineage.store.schema import FACTS
 
@@ -27,13 +27,22 @@ def _per_pair(row: dict) -> list[Fact]:
             for i, p in enumerate(pairs)]
 
 
+def _inline(fact: Fact, texts: dict[str, str]) -> Fact:
+    """A stored ``pairs`` fact with its text back in place of its key (the fact as extracted)."""
+    if fact.op != PAIRS:
+        return fact
+    props = {k: v for k, v in fact.properties.items() if k != PAIRS_KEY}
+    return fact._replace(properties={**props, "pairs": texts[fact.properties[PAIRS_KEY]]})
+
+
 def _key(row: dict) -> str:
     return repr(sorted((k, sorted(v.items()) if isinstance(v, dict) else v) for k, v in row.items()))
 
 
 def test_pairs_fold_as_one_assert_per_pair(spark, generated):
     stored = resolve.current(spark.read.parquet(str(generated.warehouse / "facts")).select(*FACTS.names))
-    facts = [Fact(**r.asDict()) for r in stored.collect()]
+    texts = {r["text"]: r["pairs"] for r in spark.read.parquet(str(generated.warehouse / "pairs_texts")).collect()}
+    facts = [_inline(Fact(**r.asDict()), texts) for r in stored.collect()]
     runs = [f._asdict() for f in facts if f.op == PAIRS]
     assert len(runs) > 50, "the generated platform's jobs have column lineage"
     ctas = {f.event_id for f in facts if f.relationship == "HAS_COLUMN"}

@@ -123,3 +123,6 @@ def test_day_by_day_builds_equal_one_full_build(spark, platform, seed):
         assert len(daily_graph[name]) == len(whole_graph[name]), name
         assert daily_graph[name] == whole_graph[name], name
     assert len(whole_graph["edges"]) > 500 and any(e["relationship"] == "FEEDS" for e in whole_graph["edges"])
+    # each pairs text stored once, however many builds met it; every text of the one build among them
+    daily_texts, whole_texts = (ds.dataset(str(w / "pairs_texts")).to_table().column("text").to_pylist() for w in (daily, whole))
+    assert whole_texts and len(daily_texts) == len(set(daily_texts)) and set(whole_texts) <= set(daily_texts)

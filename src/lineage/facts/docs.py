@@ -30,7 +30,7 @@ vertex fact (no relationship), or a **Change** record. How the build folds them:
 | `retract` | deleted at that time (`deleted_at`) | closes the open interval (`valid_to`, `closed_by=retract`); without a far end: closes every edge of that relationship from the vertex |
 | `observe` | seen (`last_seen`), properties merged (statuses, results) | nothing |
 | `change` | a Change record `(entity, kind, time, actor, event_id)`: the input of blast radius and the report | |
-| `pairs` | on a Job: its run's column lineage in one fact (`pairs`: JSON list of `{{src, dst, qualifier, transformations}}`), folded as one `(Column)-[:FEEDS {{via: the job, transformations}}]->(Column)` assert per pair | |
+| `pairs` | on a Job: its run's column lineage in one fact (`pairs`: JSON list of `{{src, dst, qualifier, transformations}}`), folded as one `(Column)-[:FEEDS {{via: the job, transformations}}]->(Column)` assert per pair; stored with the text's key (`pairs_key`), each distinct text once in `DIR/pairs_texts/` | |
 
 A **failed** operation (MaxCompute `errorCode` or job `Status` Failed, Dataphin `event_status`
 FAIL) changes nothing: its facts are kept as `observe` with `failed = true` and skipped by the

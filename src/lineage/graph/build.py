@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from lineage.store.commit import Transaction
 from lineage.facts import core
 from lineage.facts.extract import by_script, facts_of_event
-from lineage.graph import fold, incremental, resolve
+from lineage.graph import column_feeds, fold, incremental, resolve
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
 from lineage.store.lock import DEFAULT_WAIT, writer
 from lineage.store.runs import RunReport, new_run_id
-from lineage.store.schema import EXTRACTED, FACTS
+from lineage.store.schema import EXTRACTED, FACTS, PAIRS_TEXTS
 from lineage.settings import Settings
 from lineage.store.testhooks import pause_point
 from lineage.store.warehouse import CURRENT, Warehouse
@@ -232,15 +232,18 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     # without the other (facts without it would be extracted again by the next build: doubled)
     with Transaction(wh.root, "build.facts") as facts_txn:  # committed at the end of the block
         stage = facts_txn.replace if reextract else facts_txn.append
-        facts_dir, extracted_dir = stage(wh.facts), stage(wh.extracted)
+        facts_dir, extracted_dir, texts_dir = stage(wh.facts), stage(wh.extracted), stage(wh.pairs_texts)
+        texts_stored = None if reextract else wh.pairs_texts
         if new_count:
             say(f"extracting facts from {new_count} new event(s) of {total_events}")
-            rdd = by_script(new).rdd.flatMap(
-                lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]))
-            facts_new = spark.createDataFrame(rdd, FACTS.ddl).persist(StorageLevel.MEMORY_AND_DISK)
+            rdd = by_script(new).rdd.mapPartitions(lambda rows: core.stored((
+                f for r in rows for f in facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"])), {}))
+            sent = spark.createDataFrame(rdd, FACTS.ddl).persist(StorageLevel.MEMORY_AND_DISK)
+            facts_new, texts_new = column_feeds.apart(sent)
             new_facts = facts_new.count()
             if new_facts:
                 facts_new.repartition("source").write.mode("append").partitionBy("source").parquet(str(facts_dir))
+            _write_texts(texts_new, texts_dir, texts_stored)
             pause_point("build.write")
             per_event = facts_new.groupBy("source", "event_id").agg(F.count(F.lit(1)).cast("int").alias("facts"))
             extracted = (
@@ -252,8 +255,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
                 .select(*EXTRACTED.names)
             )
             extracted.coalesce(1).write.mode("append").parquet(str(extracted_dir))
-            new_facts += _resolve(spark, wh, events, facts_new, reextract, facts_dir, say)
-            facts_new.unpersist()
+            new_facts += _resolve(spark, wh, events, facts_new, reextract, facts_dir, texts_dir, texts_stored, say)
+            sent.unpersist()
         new.unpersist()
 
     if Warehouse.has_data(wh.facts):
@@ -261,6 +264,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     else:
         stored = spark.createDataFrame([], FACTS.ddl)
     facts = resolve.current(stored).persist(StorageLevel.DISK_ONLY)  # a later resolution of a job supersedes
+    texts = _read_texts(spark, wh.pairs_texts)
     old = wh.latest()
     files, manifest = incremental.fact_files(wh), incremental.read_manifest(old)
     alias_key, now = incremental.aliases_hash(alias_mapping(aliases, wh)), graph_version()
@@ -284,12 +288,12 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             new_facts_df = incremental.read_facts(spark, wh, new_files)
             scratch = wh.root / ".txn" / f"build.scratch-{build_id}"  # hidden from readers, removed below
             touching = new_facts_df.unionByName(resolve.superseded(stored, new_facts_df))
-            vertices, edges, changes, refolded = incremental.refold(old, facts, touching, alias_df, scratch)
+            vertices, edges, changes, refolded = incremental.refold(old, facts, touching, alias_df, scratch, texts)
             earliest = incremental.earliest(new_facts_df)
         else:
             kind = "full"
             say(f"folding every fact into the temporal graph ({reason})")
-            vertices, edges, changes = fold.fold(facts, alias_df, cached)
+            vertices, edges, changes = fold.fold(facts, alias_df, cached, texts=texts)
     # a new generation beside the previous one, then the link graph/current flipped to it, with the log
     with Transaction(wh.root, "build.graph") as graph_txn:  # committed at the end of the block
         if kind == "none":
@@ -358,21 +362,42 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
 
 
 def _resolve(spark: "SparkSession", wh: Warehouse, events: "DataFrame", facts_new: "DataFrame", reextract: bool,
-             facts_dir: Path, say: Callable[[str], None]) -> int:
+             facts_dir: Path, texts_dir: Path, texts_stored: Path | None, say: Callable[[str], None]) -> int:
     """Column lineage of jobs that needed another table's columns, computed with the graph's
-    (:mod:`lineage.graph.resolve`), written beside the new facts: how many facts."""
+    (:mod:`lineage.graph.resolve`), written beside the new facts (their texts beside the new
+    texts): how many facts."""
     stored = None if reextract or not Warehouse.has_data(wh.facts) else spark.read.parquet(str(wh.facts)).select(*FACTS.names)
     round_ = 1 + (len(list(wh.builds.glob("*.json"))) if wh.builds.is_dir() else 0)
     derived = resolve.derived_facts(events, stored, facts_new.select(*FACTS.names), round_)
     if derived is None:
         return 0
     say("resolving column lineage with the graph's schemas")
-    derived = derived.persist()
+    sent = derived.persist()
+    derived, texts = column_feeds.apart(sent)
     count = derived.count()
     if count:
         derived.repartition("source").write.mode("append").partitionBy("source").parquet(str(facts_dir))
-    derived.unpersist()
+    _write_texts(texts, texts_dir, texts_stored)
+    sent.unpersist()
     return count
+
+
+def _write_texts(texts: "DataFrame", staged: Path, stored: Path | None) -> None:
+    """Each pairs text of ``texts`` once, unless it is stored already (``stored``: the warehouse's texts
+    when the build appends to its facts) or staged by this build: the texts stay each stored once."""
+    spark = texts.sparkSession
+    known = [str(p) for p in (stored, staged) if p is not None and Warehouse.has_data(p)]
+    fresh = texts.dropDuplicates(["text"])
+    if known:
+        fresh = fresh.join(spark.read.parquet(*known).select("text"), "text", "left_anti")
+    fresh.coalesce(1).write.mode("append").parquet(str(staged))
+
+
+def _read_texts(spark: "SparkSession", path: Path) -> "DataFrame":
+    """The stored pairs texts (``PAIRS_TEXTS``), each once."""
+    if not Warehouse.has_data(path):
+        return spark.createDataFrame([], PAIRS_TEXTS.ddl)
+    return spark.read.parquet(str(path)).select(*PAIRS_TEXTS.names).dropDuplicates(["text"])
 
 
 CLUSTERED_BY = {"vertices": ("label", "id"), "edges": ("relationship", "src_label", "src"), "changes": ("entity_id",)}

@@ -5,7 +5,10 @@ FEEDS were 4.2M of a 10^6-event month's 7.8M facts, and each was written, read, 
 windowed like any edge fact. A MaxCompute job's column lineage is now one ``pairs`` fact (op
 :data:`PAIRS`, on the Job, ``properties.pairs``: the sorted JSON list of
 ``{src, dst, qualifier, transformations}``), and the fold groups the runs by their pairs text -- a
-script's runs share it -- before it looks at a single pair.
+script's runs share it -- before it looks at a single pair. Stored, a ``pairs`` fact holds only its
+text's key (``properties.pairs_key``); each distinct text is stored once, in the warehouse's
+``pairs_texts`` (``lineage.store.schema.PAIRS_TEXTS``: ``text``, the key; ``pairs``, the text), and
+every function here that needs the pairs takes those ``texts``.
 
 The result is the fold of one assert per pair (tested against it: ``tests/graph/test_column_feeds.py``):
 column FEEDS are never retracted and never expire (no mapping does either), so a key's one interval
@@ -29,34 +32,41 @@ from collections.abc import Callable
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from lineage.facts.core import PAIRS
+from lineage.facts.core import PAIRS, PAIRS_KEY, TEXT
 from lineage.graph.aliases import resolve_ids
-from lineage.store.schema import EDGES, FACTS
+from lineage.store.schema import EDGES, FACTS, PAIRS_TEXTS
 
 KEY = "pairs"
-"""The ``pairs`` fact's property: the JSON list of the run's pairs (:data:`PAIR_TYPE`)."""
+"""The ``pairs`` fact's property as extracted, and the texts' column: the JSON list of the run's
+pairs (:data:`PAIR_TYPE`)."""
 PAIR_TYPE = "array<struct<src:string,dst:string,qualifier:string,transformations:array<string>>>"
 VIA_LIMIT = 20  # a FEEDS keeps the most recent jobs/nodes it came through (``fold`` imports it)
 _PAIR_KEY = ["src_id", "dst_id", "qualifier"]
 
 
+def apart(frame: DataFrame) -> tuple[DataFrame, DataFrame]:
+    """The rows the build's Python workers send (``lineage.facts.core.stored``) as (the facts, the
+    texts: ``PAIRS_TEXTS`` rows, each text once per task that sent it)."""
+    texts = frame.where(F.col("op") == TEXT).select(F.col("src_id").alias("text"), F.col("properties")[KEY].alias("pairs"))
+    return frame.where(F.col("op") != TEXT), texts.select(*PAIRS_TEXTS.names)
+
+
 def runs(facts: DataFrame) -> DataFrame:
-    """(event_id, ..., seq, via, text: the sha2 of its pairs) of every ``pairs`` fact that holds (not
-    failed), once. The text itself stays behind (:func:`distinct_texts`): a month's 87k runs carry 0.74 GB
-    of it in 3.8k distinct texts, and each persisted copy and shuffle of the runs carried it all."""
+    """(event_id, ..., seq, via, text: the key of its pairs) of every ``pairs`` fact that holds (not
+    failed), once."""
     return (facts.where((F.col("op") == PAIRS) & ~F.col("failed"))
             .select("event_id", "source", "kind", "event_time", "actor", "seq", F.col("src_id").alias("via"),
                     _text_key().alias("text")).dropDuplicates(["event_id", "seq"]))
 
 
-def distinct_texts(facts: DataFrame) -> DataFrame:
-    """(text, pairs): each distinct pairs text of the ``pairs`` facts once, by its key (:func:`runs`)."""
-    held = facts.where(F.col("op") == PAIRS).select(_text_key().alias("text"), F.col("properties")[KEY].alias("pairs"))
-    return held.groupBy("text").agg(F.first("pairs").alias("pairs"))
-
-
 def _text_key() -> Column:
-    return F.sha2(F.col("properties")[KEY], 256)
+    return F.col("properties")[PAIRS_KEY]
+
+
+def _texts_of(frame: DataFrame, texts: DataFrame) -> DataFrame:
+    """(text, pairs) of the ``pairs`` facts in ``frame``, each once."""
+    named = frame.where(F.col("op") == PAIRS).select(_text_key().alias("text")).distinct()
+    return texts.join(named, "text", "left_semi")
 
 
 def recent_first(x: Column, y: Column) -> Column:
@@ -81,7 +91,7 @@ def mixed_events(frame: DataFrame, state: DataFrame) -> DataFrame:
 
 def by_text(frame: DataFrame, mixed: DataFrame, texts: DataFrame) -> DataFrame:
     """Per distinct (pairs text, ``mixed``: the run's event is in ``mixed``) of the ``runs``: the
-    text (``pairs``, from :func:`distinct_texts`), how many runs, first and last, the latest (time, via)s.
+    text (``pairs``, from the stored ``texts``), how many runs, first and last, the latest (time, via)s.
     The one shuffle of the runs (``mixed`` is broadcast), read by the fold of the FEEDS and of the
     Columns alike."""
     flagged = frame.join(F.broadcast(mixed.withColumn("mixed", F.lit(True))), "event_id", "left")
@@ -159,31 +169,29 @@ def _columns(pairs: DataFrame, kept: list[str]) -> DataFrame:
     return pairs.select(*kept, F.col("src_id").alias("id")).unionByName(pairs.select(*kept, F.col("dst_id").alias("id")))
 
 
-def texts_naming(frame: DataFrame, ids: DataFrame, aliases: DataFrame | None) -> DataFrame:
+def texts_naming(frame: DataFrame, ids: DataFrame, texts: DataFrame, aliases: DataFrame | None) -> DataFrame:
     """The ``runs`` (as stored facts: any frame with ``properties``) whose pairs name an id of ``ids``
     (one column ``id``) -- what the incremental fold refolds a touched Column or column FEEDS from."""
-    return _facts_whose_pairs(frame, aliases, lambda pairs: _columns(pairs, ["pairs"]).join(ids, "id", "left_semi"))
+    return _facts_whose_pairs(frame, texts, aliases, lambda pairs: _columns(pairs, ["text"]).join(ids, "id", "left_semi"))
 
 
-def texts_with_keys(frame: DataFrame, keys: DataFrame, aliases: DataFrame | None) -> DataFrame:
+def texts_with_keys(frame: DataFrame, keys: DataFrame, texts: DataFrame, aliases: DataFrame | None) -> DataFrame:
     """The ``pairs`` facts of ``frame`` naming a key of ``keys`` (src_id, relationship, dst_id, qualifier)."""
     wanted = keys.where(F.col("relationship") == "FEEDS").select(*_PAIR_KEY)
-    return _facts_whose_pairs(frame, aliases, lambda pairs: pairs.join(wanted, _PAIR_KEY, "left_semi"))
+    return _facts_whose_pairs(frame, texts, aliases, lambda pairs: pairs.join(wanted, _PAIR_KEY, "left_semi"))
 
 
-def _facts_whose_pairs(frame: DataFrame, aliases: DataFrame | None,
+def _facts_whose_pairs(frame: DataFrame, texts: DataFrame, aliases: DataFrame | None,
                        keep: Callable[[DataFrame], DataFrame]) -> DataFrame:
     """The ``pairs`` facts of ``frame`` whose text has a pair ``keep`` keeps (given one row per pair,
-    with its ``pairs`` text): each distinct text exploded once, not each fact."""
-    held = frame.where(F.col("op") == PAIRS).withColumn("_pairs", F.col("properties")[KEY])
-    texts = held.select(F.col("_pairs").alias("pairs")).distinct()
-    hit = keep(_exploded(texts, aliases)).select(F.col("pairs").alias("_pairs")).distinct()
-    return held.join(hit, "_pairs", "left_semi").drop("_pairs")
+    with its ``text`` key): each distinct text exploded once, not each fact."""
+    held = frame.where(F.col("op") == PAIRS).withColumn("_text", _text_key())
+    hit = keep(_exploded(_texts_of(frame, texts), aliases)).select(F.col("text").alias("_text")).distinct()
+    return held.join(hit, "_text", "left_semi").drop("_text")
 
 
-def touched(frame: DataFrame, aliases: DataFrame | None) -> tuple[DataFrame, DataFrame]:
+def touched(frame: DataFrame, texts: DataFrame, aliases: DataFrame | None) -> tuple[DataFrame, DataFrame]:
     """(ids, keys) that the ``pairs`` facts in ``frame`` name: their Columns, their FEEDS keys."""
-    texts = frame.where(F.col("op") == PAIRS).select(F.col("properties")[KEY].alias("pairs")).distinct()
-    pairs = _exploded(texts, aliases)
+    pairs = _exploded(_texts_of(frame, texts), aliases)
     keys = pairs.select("src_id", F.lit("FEEDS").alias("relationship"), "dst_id", "qualifier").distinct()
     return _columns(pairs, []).distinct(), keys

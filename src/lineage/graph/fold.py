@@ -531,10 +531,11 @@ def fold_changes(facts: DataFrame) -> DataFrame:
     ).select(*CHANGES.names)
 
 
-def fold(facts: DataFrame, aliases: DataFrame | None = None,
-         cached: list[DataFrame] | None = None, feeds: bool = True) -> tuple[DataFrame, DataFrame, DataFrame]:
+def fold(facts: DataFrame, aliases: DataFrame | None = None, cached: list[DataFrame] | None = None,
+         feeds: bool = True, texts: DataFrame | None = None) -> tuple[DataFrame, DataFrame, DataFrame]:
     """All facts -> (vertices, edges, changes); ``feeds=False``: without the derived table FEEDS
-    (the incremental build, :mod:`lineage.graph.incremental`, derives them from the merged edges).
+    (the incremental build, :mod:`lineage.graph.incremental`, derives them from the merged edges);
+    ``texts``: the texts of the ``pairs`` facts (``column_feeds``), needed when there are any.
 
     With ``cached`` (a list the caller unpersists after writing), every frame that several
     branches read is persisted once (:func:`_kept`): the alias-resolved facts (read by all three
@@ -547,12 +548,14 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None,
     runs = _kept(column_feeds.runs(facts), cached)
     lineage, column_edges, mentions = run_lineage(state, reports), None, None
     if not runs.isEmpty():  # the column steps (and their share of the plan) only when a job run states columns
+        if texts is None:
+            raise ValueError("the facts hold pairs facts: fold them with their texts (column_feeds.apart)")
         mixed = _kept(column_feeds.mixed_events(runs, state), cached)
-        texts = _kept(column_feeds.by_text(runs, mixed, column_feeds.distinct_texts(facts)), cached)
+        per_text = _kept(column_feeds.by_text(runs, mixed, texts), cached)
         asserted = _kept(column_feeds.asserted_keys(state), cached)  # folded with the runs' pairs of the same keys
-        lineage = lineage.unionByName(column_feeds.as_asserts(runs, texts, asserted, aliases))
-        column_edges = column_feeds.fold_feeds(texts, aliases, skip=asserted)
-        mentions = column_feeds.column_mentions(runs, texts, mixed, aliases)
+        lineage = lineage.unionByName(column_feeds.as_asserts(runs, per_text, asserted, aliases))
+        column_edges = column_feeds.fold_feeds(per_text, aliases, skip=asserted)
+        mentions = column_feeds.column_mentions(runs, per_text, mixed, aliases)
     edges = fold_edges(lineage, cached)
     edges = _kept(edges if column_edges is None else edges.unionByName(column_edges), cached)
     if feeds:

@@ -160,9 +160,9 @@ def _any(frame: DataFrame, conditions: list[tuple[DataFrame, list[tuple[str, str
 
 
 def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame | None,
-           scratch: Path) -> tuple[DataFrame, DataFrame, DataFrame, dict[str, int]]:
+           scratch: Path, texts: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, dict[str, int]]:
     """(vertices, edges, changes) of all ``facts`` given the generation ``old`` folded from all but
-    ``new``; and how many vertex ids and edge keys were refolded. Each step's result is written
+    ``new`` (``texts``: the ``pairs`` facts' texts); and how many vertex ids and edge keys were refolded. Each step's result is written
     under ``scratch`` and read back: the fold's plan on a selection stays the size of one fold's
     (kept in memory instead, the optimizer spent minutes on the plan of all the steps at once)."""
     spark = facts.sparkSession
@@ -177,12 +177,12 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame 
     is_vertex = F.col("relationship").isNull()
 
     # vertices: every id a new fact names, refolded from every fact naming it
-    pair_ids, pair_keys = column_feeds.touched(fresh, aliases)  # the Columns and column FEEDS of new job runs
+    pair_ids, pair_keys = column_feeds.touched(fresh, texts, aliases)  # the Columns and column FEEDS of new job runs
     touched_ids = fresh.select(F.col("src_id").alias("id")).union(fresh.select(F.col("dst_id").alias("id")))
     touched_ids = kept(touched_ids.where(F.col("id").isNotNull()).union(pair_ids).distinct(), "ids")
     naming = kept(_raw(_any(every, [(touched_ids, [("src_id", "id")]), (touched_ids, [("dst_id", "id")])])
-                       .unionByName(column_feeds.texts_naming(every, touched_ids, aliases))), "vfacts")
-    vertices_new = kept(_semi(fold.fold(naming, aliases)[0], touched_ids, [("id", "id")]), "vertices")
+                       .unionByName(column_feeds.texts_naming(every, touched_ids, texts, aliases))), "vfacts")
+    vertices_new = kept(_semi(fold.fold(naming, aliases, texts=texts)[0], touched_ids, [("id", "id")]), "vertices")
 
     # edges: the keys of the groups new facts are in
     new_edges = fresh.where(is_edge)
@@ -199,12 +199,12 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame 
     sv_groups = of_touched.where(F.col("_sv").isNotNull()).select("_sv")
     group_facts = kept(_any(every.where(is_edge), [
         (touched_keys, [("src_id", "src_id"), ("relationship", "relationship")]), (sv_groups, [("_sv", "_sv")])])
-        .unionByName(column_feeds.texts_with_keys(every, touched_keys, aliases)), "groups")  # and the runs naming a touched key
+        .unionByName(column_feeds.texts_with_keys(every, touched_keys, texts, aliases)), "groups")  # and the runs naming a touched key
     named_runs = group_facts.where(F.col("_run").isNotNull()).select(F.col("_run").alias("src_id"))
     reports = _semi(every.where(is_vertex), named_runs, [("src_id", "src_id")])
     edge_facts = kept(_raw(group_facts.unionByName(reports)), "efacts")  # disjoint: edge and vertex facts
     key_of_edge = [(e, f) for e, f in zip(EDGE_KEY, _FACT_KEY)]
-    edges_new = kept(_semi(fold.fold(edge_facts, aliases, feeds=False)[1], touched_keys, key_of_edge).select(*EDGES.names),
+    edges_new = kept(_semi(fold.fold(edge_facts, aliases, feeds=False, texts=texts)[1], touched_keys, key_of_edge).select(*EDGES.names),
                      "edges")
 
     # merged: untouched rows of the old generation as they are, refolded rows in their place
@@ -230,7 +230,7 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame 
 
     # changes: one per change fact, so the new facts' are added
     old_changes = spark.read.parquet(str(old.changes)).select(*CHANGES.names)
-    changes_new = kept(fold.fold(new, aliases)[2], "changes")
+    changes_new = kept(fold.fold(new, aliases, texts=texts)[2], "changes")
     changes = old_changes.unionByName(_semi(changes_new, old_changes, [("change_id", "change_id")], "left_anti"))
     counts = {"vertices": touched_ids.count(), "edges": touched_keys.count()}
     return vertices, edges, changes, counts

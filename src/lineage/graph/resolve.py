@@ -148,7 +148,8 @@ def resolve_event(row: Any, versions: Versions, round_: int) -> Iterator[core.Fa
 
 
 def derived_facts(events: DataFrame, stored: DataFrame | None, new: DataFrame, round_: int) -> DataFrame | None:
-    """The facts resolving the column lineage of the jobs that need the graph's schemas (None: no job)."""
+    """The facts resolving the column lineage of the jobs that need the graph's schemas, as the Python
+    workers send them (``core.stored``: ``column_feeds.apart`` splits off the texts; None: no job)."""
     spark = new.sparkSession
     jobs = jobs_to_resolve(stored, new)
     if not jobs.limit(1).count():
@@ -156,7 +157,7 @@ def derived_facts(events: DataFrame, stored: DataFrame | None, new: DataFrame, r
     every = new if stored is None else stored.unionByName(new)
     versions = spark.sparkContext.broadcast(schema_versions(every, jobs))
     todo = by_script(events.join(jobs, ["source", "event_id"]))
-    rdd = todo.rdd.flatMap(lambda r: resolve_event(r, versions.value, round_))
+    rdd = todo.rdd.mapPartitions(lambda rows: core.stored((f for r in rows for f in resolve_event(r, versions.value, round_)), {}))
     return spark.createDataFrame(rdd, FACTS.ddl)
 
 

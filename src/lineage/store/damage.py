@@ -39,6 +39,7 @@ REPAIRS: dict[str, tuple[str, str]] = {
     "graph": (REBUILD + " (the graph is made again from the facts; the old one is never read)", REBUILD),
     "facts_extracted": (FULL + " (facts are extracted again from the events)", FULL),
     "facts": (FULL + " (facts are extracted again from the events)", FULL),
+    "pairs_texts": (FULL + " (facts are extracted again from the events)", FULL),
     "events": (MOVE + REINGEST + ", then " + REBUILD, REINGEST + ", then " + REBUILD),
     "quarantine": (MOVE + REINGEST, REINGEST),
     "duplicates": (MOVE + "nothing more (it only lists skipped duplicates)", "nothing more"),

@@ -1,5 +1,5 @@
-"""The parquet datasets the build writes, declared once: facts, facts_extracted, vertices,
-edges, changes.
+"""The parquet datasets the build writes, declared once: facts, pairs_texts, facts_extracted,
+vertices, edges, changes.
 
 Each :class:`Dataset` is a tuple of columns (name, Spark SQL type, nullable) in the order they
 are written. The Spark DDL (``createDataFrame(rows, FACTS.ddl)``), the Spark ``StructType`` and
@@ -99,6 +99,12 @@ FACTS = Dataset("facts", _columns(
     ("properties", "map<string,string>"),
     ("valid_until", "timestamp"),
     ("failed", "boolean"),
+))
+
+# each distinct text of the ``pairs`` facts once (they hold its key: lineage.facts.core.stored)
+PAIRS_TEXTS = Dataset("pairs_texts", _columns(
+    ("text", "string"),
+    ("pairs", "string"),
 ))
 
 # which events were extracted, by which mapping version (incremental builds)

@@ -69,6 +69,11 @@ class Warehouse:
         return self.root / "facts"
 
     @property
+    def pairs_texts(self) -> Path:
+        """Each distinct text of the ``pairs`` facts once, by the key the facts hold (``lineage.facts.core.stored``)."""
+        return self.root / "pairs_texts"
+
+    @property
     def extracted(self) -> Path:
         """Which events have been turned into facts, and by which mapping version."""
         return self.root / "facts_extracted"
