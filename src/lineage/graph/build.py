@@ -236,14 +236,10 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
         texts_stored = None if reextract else wh.pairs_texts
         if new_count:
             say(f"extracting facts from {new_count} new event(s) of {total_events}")
-            rdd = by_script(new).rdd.mapPartitions(lambda rows: core.stored((
-                f for r in rows for f in facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"])), {}))
+            rdd = by_script(new).rdd.mapPartitions(core.storing(
+                lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"])))
             sent = spark.createDataFrame(rdd, FACTS.ddl).persist(StorageLevel.MEMORY_AND_DISK)
-            facts_new, texts_new = column_feeds.apart(sent)
-            new_facts = facts_new.count()
-            if new_facts:
-                facts_new.repartition("source").write.mode("append").partitionBy("source").parquet(str(facts_dir))
-            _write_texts(texts_new, texts_dir, texts_stored)
+            facts_new, new_facts = _write_facts(sent, facts_dir, texts_dir, texts_stored)
             pause_point("build.write")
             per_event = facts_new.groupBy("source", "event_id").agg(F.count(F.lit(1)).cast("int").alias("facts"))
             extracted = (
@@ -373,13 +369,20 @@ def _resolve(spark: "SparkSession", wh: Warehouse, events: "DataFrame", facts_ne
         return 0
     say("resolving column lineage with the graph's schemas")
     sent = derived.persist()
-    derived, texts = column_feeds.apart(sent)
-    count = derived.count()
-    if count:
-        derived.repartition("source").write.mode("append").partitionBy("source").parquet(str(facts_dir))
-    _write_texts(texts, texts_dir, texts_stored)
+    count = _write_facts(sent, facts_dir, texts_dir, texts_stored)[1]
     sent.unpersist()
     return count
+
+
+def _write_facts(sent: "DataFrame", facts_dir: Path, texts_dir: Path, texts_stored: Path | None) -> tuple["DataFrame", int]:
+    """The rows the Python workers sent (``core.stored``; persisted): their facts written beside the
+    new facts, their texts beside the new texts (:func:`_write_texts`); (the facts, how many)."""
+    facts, texts = column_feeds.apart(sent)
+    count = facts.count()
+    if count:
+        facts.repartition("source").write.mode("append").partitionBy("source").parquet(str(facts_dir))
+    _write_texts(texts, texts_dir, texts_stored)
+    return facts, count
 
 
 def _write_texts(texts: "DataFrame", staged: Path, stored: Path | None) -> None:

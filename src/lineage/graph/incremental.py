@@ -162,9 +162,10 @@ def _any(frame: DataFrame, conditions: list[tuple[DataFrame, list[tuple[str, str
 def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame | None,
            scratch: Path, texts: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, dict[str, int]]:
     """(vertices, edges, changes) of all ``facts`` given the generation ``old`` folded from all but
-    ``new`` (``texts``: the ``pairs`` facts' texts); and how many vertex ids and edge keys were refolded. Each step's result is written
-    under ``scratch`` and read back: the fold's plan on a selection stays the size of one fold's
-    (kept in memory instead, the optimizer spent minutes on the plan of all the steps at once)."""
+    ``new`` (``texts``: the ``pairs`` facts' texts); and how many vertex ids and edge keys were
+    refolded. Each step's result is written under ``scratch`` and read back: the fold's plan on a
+    selection stays the size of one fold's (kept in memory instead, the optimizer spent minutes on
+    the plan of all the steps at once)."""
     spark = facts.sparkSession
 
     def kept(frame: DataFrame, name: str) -> DataFrame:

@@ -157,7 +157,7 @@ def derived_facts(events: DataFrame, stored: DataFrame | None, new: DataFrame, r
     every = new if stored is None else stored.unionByName(new)
     versions = spark.sparkContext.broadcast(schema_versions(every, jobs))
     todo = by_script(events.join(jobs, ["source", "event_id"]))
-    rdd = todo.rdd.mapPartitions(lambda rows: core.stored((f for r in rows for f in resolve_event(r, versions.value, round_)), {}))
+    rdd = todo.rdd.mapPartitions(core.storing(lambda r: resolve_event(r, versions.value, round_)))
     return spark.createDataFrame(rdd, FACTS.ddl)
 
 
