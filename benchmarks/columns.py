@@ -1,15 +1,18 @@
 """What column lineage costs the build, and the blast radius of a week with columns (issue 32).
 
-    .venv/bin/python benchmarks/columns.py --events /tmp/p7/gen [--work DIR]
+    .venv/bin/python benchmarks/columns.py --events /tmp/p7/gen [--work DIR] [--ingested] [--rounds N]
 
-Given a generated platform's folder (``events/`` and ``aliases.csv``), it ingests the events once,
-copies the warehouse, and builds both copies from scratch, each its own ``lineage build``
-process as a user runs it: one as shipped, one with the MaxCompute mapping's column rows taken
-out (every row of ``lineage.facts.maxcompute.columns``, and a finished job's status read without
-its column lineage) by a ``sitecustomize`` on the path of the build and of every Spark worker it
-starts. DataHub's schema fields stay in both. Then the blast radius of the platform's last week on the warehouse with
-columns. It prints one table: wall time, peak memory of the process tree, graph size; each build's
-standard error is kept in ``WORK/<warehouse>.build.log``.
+Given a generated platform's folder (``events/`` and ``aliases.csv``), it ingests the events once
+into ``WORK/ingested`` (kept: ``--ingested`` starts from it), then builds copies of that warehouse
+from scratch, each its own ``lineage build`` process as a user runs it: one as shipped, one with
+the MaxCompute mapping's column rows taken out (every row of ``lineage.facts.maxcompute.columns``,
+and a finished job's status read without its column lineage) by a ``sitecustomize`` on the path of
+the build and of every Spark worker it starts. DataHub's schema fields stay in both. A build on
+this 2-core machine varies by about 10% from one run to the next, as much as the difference being
+measured, so ``--rounds N`` builds each N times, alternating which goes first, and compares the
+medians. Then the blast radius of the platform's last week on the warehouse with columns. It
+prints one table: wall time, peak memory of the process tree, graph size; each build's standard
+error is kept in ``WORK/<warehouse>.build.log``.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import sys
 import tempfile
 from datetime import datetime, timedelta
@@ -79,29 +83,38 @@ def main() -> None:
     parser.add_argument("--events", type=Path, required=True, help="a `lineage generate --out` folder")
     parser.add_argument("--work", type=Path, help="where the warehouses go (default: a temporary folder)")
     parser.add_argument("--ingested", action="store_true",
-                        help="WORK/wh-columns already holds the platform's ingested events (and nothing built): no ingest")
+                        help="WORK/ingested already holds the platform's ingested events (an earlier run's): no ingest")
+    parser.add_argument("--rounds", type=int, default=1, help="builds of each kind, alternating which goes first")
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="lineage-columns-"))
     hook = work / "without-columns"
     hook.mkdir(parents=True, exist_ok=True)
     (hook / "sitecustomize.py").write_text(WITHOUT_COLUMNS)
-    with_columns, without = work / "wh-columns", work / "wh-no-columns"
+    ingested, with_columns, without = work / "ingested", work / "wh-columns", work / "wh-no-columns"
     rows = []
     if args.ingested:
-        rows.append(("ingest (done before)", 0.0, 0.0, "WORK/wh-columns as it was"))
+        if not (ingested / "events").is_dir():
+            raise SystemExit(f"--ingested: {ingested} holds no ingested events (run once without --ingested)")
+        rows.append(("ingest (done before)", 0.0, 0.0, "WORK/ingested as it was"))
     else:
-        seconds, peak, doc = run(["ingest", str(args.events / "events"), "--warehouse", str(with_columns)])
+        shutil.rmtree(ingested, ignore_errors=True)
+        seconds, peak, doc = run(["ingest", str(args.events / "events"), "--warehouse", str(ingested)])
         rows.append(("ingest", seconds, peak, f"{doc['total']['accepted']:,} events"))
-    shutil.rmtree(without, ignore_errors=True)
-    shutil.copytree(with_columns, without, symlinks=True)
-    for name, warehouse, path in (("build, no columns", without, str(hook)), ("build, columns", with_columns, None)):
-        seconds, peak, doc = run(["build", "--warehouse", str(warehouse), "--aliases", str(args.events / "aliases.csv")], path,
-                                 log=work / f"{warehouse.name}.build.log")
-        labels, rels = doc["vertices_by_label"], doc["edges_by_relationship"]
-        rows.append((name, seconds, peak, f"{doc['vertices']:,} vertices, {doc['edges']:,} edges "
-                     f"({labels.get('Column', 0):,} Column, {rels.get('HAS_COLUMN', 0):,} HAS_COLUMN, "
-                     f"{doc['facts']:,} facts)"))
-        built = doc
+    kinds = (("build, no columns", without, str(hook)), ("build, columns", with_columns, None))
+    seconds_of: dict[str, list[float]] = {name: [] for name, _, _ in kinds}
+    for round_ in range(args.rounds):
+        for name, warehouse, path in (kinds if round_ % 2 == 0 else kinds[::-1]):
+            shutil.rmtree(warehouse, ignore_errors=True)
+            shutil.copytree(ingested, warehouse, symlinks=True)
+            seconds, peak, doc = run(["build", "--warehouse", str(warehouse), "--aliases", str(args.events / "aliases.csv")],
+                                     path, log=work / f"{warehouse.name}.build.log")
+            seconds_of[name].append(seconds)
+            labels, rels = doc["vertices_by_label"], doc["edges_by_relationship"]
+            rows.append((f"{name} ({round_ + 1})", seconds, peak, f"{doc['vertices']:,} vertices, {doc['edges']:,} edges "
+                         f"({labels.get('Column', 0):,} Column, {rels.get('HAS_COLUMN', 0):,} HAS_COLUMN, "
+                         f"{doc['facts']:,} facts)"))
+            if warehouse == with_columns:
+                built = doc
     since, until = last_week(built)
     seconds, peak, doc = run(["blast-radius", "--warehouse", str(with_columns), "--since", since, "--until", until,
                               "--engine", "local"])
@@ -111,7 +124,9 @@ def main() -> None:
     print(f"{'step':<36} {'seconds':>8} {'peak MB':>8}  what")
     for name, seconds, peak, what in rows:
         print(f"{name:<36} {seconds:>8.0f} {peak:>8.0f}  {what}")
-    print(f"columns cost the build {rows[2][1] / rows[1][1] - 1:+.0%} time ({datetime.now():%Y-%m-%d})")
+    base, cols = (statistics.median(seconds_of[name]) for name, _, _ in kinds)
+    print(f"median of {args.rounds} build(s) each: no columns {base:.0f} s, columns {cols:.0f} s: "
+          f"columns cost the build {cols / base - 1:+.0%} time ({datetime.now():%Y-%m-%d})")
 
 
 if __name__ == "__main__":

@@ -7,12 +7,15 @@ so each case sees exactly what a fold of its rows alone gives (each module prove
 cases folded alone). A case whose answer depends on the text of an id itself (which alias names a
 merged person) cannot be batched: fold it alone with :func:`fold_one`.
 
-The fold runs as ``build`` runs it: with its multiply-read frames persisted (``cached``).
+The fold runs as ``build`` runs it: with its multiply-read frames written to scratch files (``fold.Scratch``).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -83,16 +86,16 @@ def _edge_key(e):
 
 
 def fold_rows(spark, rows: list[Fact], aliases: dict[str, str]):
-    """Collected (vertices, edges, changes) rows of one fold, persisted frames released after; a
+    """Collected (vertices, edges, changes) rows of one fold, its scratch files removed after; a
     ``pairs`` fact's text stored apart first, as the build stores it."""
     frame, texts = column_feeds.apart(spark.createDataFrame(list(stored(rows, {})), FACTS.ddl))
     alias_df = spark.createDataFrame(sorted(aliases.items()), "alias string, canonical string") if aliases else None
-    cached: list = []
+    folder = Path(tempfile.mkdtemp(prefix="lineage-fold-"))
     try:
-        return tuple([utc_row(r.asDict()) for r in out.collect()] for out in fold.fold(frame, alias_df, cached, texts=texts))
+        return tuple([utc_row(r.asDict()) for r in out.collect()]
+                     for out in fold.fold(frame, alias_df, fold.Scratch(folder), texts=texts))
     finally:
-        for frame in cached:
-            frame.unpersist()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def fold_all(spark, cases: dict[str, Case]) -> dict[str, tuple[dict, list, list]]:

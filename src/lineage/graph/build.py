@@ -29,7 +29,7 @@ from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
 from lineage.store.lock import DEFAULT_WAIT, writer
 from lineage.store.runs import RunReport, new_run_id
-from lineage.store.schema import EXTRACTED, FACTS, PAIRS_TEXTS
+from lineage.store.schema import CHANGES, EDGES, EXTRACTED, FACTS, PAIRS_TEXTS, VERTICES
 from lineage.settings import Settings
 from lineage.store.testhooks import pause_point
 from lineage.store.warehouse import CURRENT, Warehouse
@@ -270,7 +270,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     if reason is None and incremental.asserted_unqualified_feeds(facts):
         reason = "a fact asserts FEEDS without a qualifier"
     new_files = [f for f in files if f not in set((manifest or {}).get("fact_files", ()))]
-    cached: list = []
+    scratch = wh.root / ".txn" / f"build.scratch-{build_id}"  # hidden from readers, removed below
     refolded = {"vertices": 0, "edges": 0}
     earliest = None
     if reason is None and not new_files:
@@ -282,14 +282,13 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             kind = "incremental"
             say(f"folding what {len(new_files)} new fact file(s) touch into the temporal graph")
             new_facts_df = incremental.read_facts(spark, wh, new_files)
-            scratch = wh.root / ".txn" / f"build.scratch-{build_id}"  # hidden from readers, removed below
             touching = new_facts_df.unionByName(resolve.superseded(stored, new_facts_df))
             vertices, edges, changes, refolded = incremental.refold(old, facts, touching, alias_df, scratch, texts)
             earliest = incremental.earliest(new_facts_df)
         else:
             kind = "full"
             say(f"folding every fact into the temporal graph ({reason})")
-            vertices, edges, changes = fold.fold(facts, alias_df, cached, texts=texts)
+            vertices, edges, changes = fold.fold(facts, alias_df, fold.Scratch(scratch), texts=texts)
     # a new generation beside the previous one, then the link graph/current flipped to it, with the log
     with Transaction(wh.root, "build.graph") as graph_txn:  # committed at the end of the block
         if kind == "none":
@@ -299,7 +298,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             staged = {name: where / name for name in ("vertices", "edges", "changes")}
             for name, frame in (("vertices", vertices), ("edges", edges), ("changes", changes)):
                 say(f"writing {name}")
-                clustered = frame.sortWithinPartitions(*CLUSTERED_BY[name])
+                clustered = DATASETS[name].select_from(frame).sortWithinPartitions(*CLUSTERED_BY[name])
                 clustered.write.mode("overwrite").option("parquet.block.size", ROW_GROUP_BYTES).parquet(str(staged[name]))
                 pause_point("build.graph-write")
             (where / incremental.MANIFEST).write_text(json.dumps(
@@ -307,8 +306,6 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             graph_txn.point(wh.graph / CURRENT, generation)
             for name in ("vertices", "edges", "changes"):
                 graph_txn.point(wh.graph / name, f"{CURRENT}/{name}")
-        for frame in cached:
-            frame.unpersist()
 
         stored_v = spark.read.parquet(str(staged["vertices"]))
         stored_e = spark.read.parquet(str(staged["edges"]))
@@ -347,7 +344,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
         )
         facts.unpersist()
         result.log(graph_txn.append(wh.builds))
-    if kind == "incremental":
+    if kind != "none":
         shutil.rmtree(scratch, ignore_errors=True)
         try:
             scratch.parent.rmdir()  # .txn: none at rest
@@ -403,6 +400,7 @@ def _read_texts(spark: "SparkSession", path: Path) -> "DataFrame":
     return spark.read.parquet(str(path)).select(*PAIRS_TEXTS.names).dropDuplicates(["text"])
 
 
+DATASETS = {"vertices": VERTICES, "edges": EDGES, "changes": CHANGES}
 CLUSTERED_BY = {"vertices": ("label", "id"), "edges": ("relationship", "src_label", "src"), "changes": ("entity_id",)}
 """Each file of a generation is sorted so, and written in small row groups (:data:`ROW_GROUP_BYTES`):
 their min/max statistics let a reader of part of the graph (``graph.api.load_rows``: a question's

@@ -39,7 +39,8 @@ that a failed run's status report decides its Job or Instance status.
 
 from __future__ import annotations
 
-from pyspark import StorageLevel
+from pathlib import Path
+
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -268,15 +269,27 @@ def _is_latest_expiry() -> Column:
     return F.concat_ws("|", "relationship", "qualifier").isin(*sorted(f"{r}|{q}" for r, q in LATEST_EXPIRY))
 
 
-def _kept(frame: DataFrame, cached: list[DataFrame] | None) -> DataFrame:
-    """``frame`` persisted (and listed in ``cached`` for the caller to unpersist) when it is read
-    by several branches of the plan: unpersisted, each branch recomputes it and everything below."""
-    if cached is None:
-        return frame
-    frame = frame.persist(StorageLevel.DISK_ONLY)  # in memory, a cached block being built (10^6
-    # events: 4 million facts) took the memory its own aggregation needed: "No enough memory for aggregation"
-    cached.append(frame)
-    return frame
+class Scratch:
+    """A folder where the full fold writes each frame that several of its branches read, and reads
+    it back from: every step after it starts from a file scan. Persisted in Spark's cache instead
+    (as they were), the frames sat inside one another's plans, and the driver re-planned and
+    re-rendered that nest between stages: 80 s of the edges' 180 s at 10^6 events, and 90 s of a
+    3,860-event build's 100 s, with no task running. The caller removes the folder."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder, self.written = Path(folder), 0
+
+    def __call__(self, frame: DataFrame) -> DataFrame:
+        self.written += 1
+        path = str(self.folder / f"{self.written:02d}")
+        frame.write.mode("overwrite").parquet(path)
+        return frame.sparkSession.read.schema(frame.schema).parquet(path)
+
+
+def _kept(frame: DataFrame, scratch: Scratch | None) -> DataFrame:
+    """``frame`` written once and read back (:class:`Scratch`) when it is read by several branches
+    of the plan: otherwise each branch recomputes it and everything below."""
+    return frame if scratch is None else scratch(frame)
 
 
 def run_lineage(state: DataFrame, reports: DataFrame) -> DataFrame:
@@ -299,12 +312,12 @@ def run_lineage(state: DataFrame, reports: DataFrame) -> DataFrame:
     return state.where(~pending).unionByName(held)
 
 
-def fold_edges(facts: DataFrame, cached: list[DataFrame] | None = None) -> DataFrame:
+def fold_edges(facts: DataFrame, scratch: Scratch | None = None) -> DataFrame:
     """Assert/retract/expiry facts of each edge key -> one row per validity interval.
-    ``cached``: see :func:`_kept` (the edge facts feed three branches, the ordered ones two)."""
+    ``scratch``: see :func:`_kept` (the edge facts feed three branches, the ordered ones two)."""
     edges = _kept(_expand_wildcards(
         _replaced(facts.where(F.col("relationship").isNotNull() & F.col("op").isin("assert", "retract")))
-    ), cached)
+    ), scratch)
     ordered = Window.partitionBy(*_EDGE_KEY).orderBy(*_ORDER)
     is_retract = (F.col("op") == "retract").cast("int")
     latest = _is_latest_expiry()
@@ -318,7 +331,7 @@ def fold_edges(facts: DataFrame, cached: list[DataFrame] | None = None) -> DataF
     edges = edges.withColumn("_new", opens.cast("int")).withColumn(
         "_interval", F.sum("_new").over(in_group.rowsBetween(Window.unboundedPreceding, 0))
     )
-    edges = _kept(edges.where(F.col("_interval") > 0), cached)  # a retract with nothing open closes nothing
+    edges = _kept(edges.where(F.col("_interval") > 0), scratch)  # a retract with nothing open closes nothing
     interval_key = [*_EDGE_KEY, "_grp", "_interval"]
     asserted = F.col("op") == "assert"
     last_end = F.max_by("_end", F.when(asserted, F.struct(*_ORDER)))  # the latest assert's
@@ -531,33 +544,36 @@ def fold_changes(facts: DataFrame) -> DataFrame:
     ).select(*CHANGES.names)
 
 
-def fold(facts: DataFrame, aliases: DataFrame | None = None, cached: list[DataFrame] | None = None,
+def fold(facts: DataFrame, aliases: DataFrame | None = None, scratch: Scratch | None = None,
          feeds: bool = True, texts: DataFrame | None = None) -> tuple[DataFrame, DataFrame, DataFrame]:
     """All facts -> (vertices, edges, changes); ``feeds=False``: without the derived table FEEDS
     (the incremental build, :mod:`lineage.graph.incremental`, derives them from the merged edges);
     ``texts``: the texts of the ``pairs`` facts (``column_feeds``), needed when there are any.
 
-    With ``cached`` (a list the caller unpersists after writing), every frame that several
-    branches read is persisted once (:func:`_kept`): the alias-resolved facts (read by all three
-    outputs), the de-duplicated state facts (by vertices and by every branch of the edge fold:
-    recomputed, their shuffle ran ~90 times in one build's plan), the edge fold's intermediate
-    frames and the folded edges (written, and joined to derive FEEDS)."""
-    resolved = _kept(resolve_aliases(facts.where(F.col("op") != PAIRS), aliases), cached)  # texts: below
-    state = _kept(state_facts(resolved), cached)
-    reports = status_reports(resolved.where(F.col("op") != "error"))
-    runs = _kept(column_feeds.runs(facts), cached)
+    With ``scratch``, every frame that several branches read is written there once (:func:`_kept`):
+    the alias-resolved facts (read by all three outputs), the de-duplicated state facts (by vertices
+    and by every branch of the edge fold: recomputed, their shuffle ran ~90 times in one build's
+    plan), the status reports and the run lineage (read by each branch of the edge fold: their
+    shuffle ran 17 times at 10^6 events), the edge fold's intermediate frames and the folded edges
+    (written, and joined to derive FEEDS). The outputs' columns then come back nullable: write them
+    with ``Dataset.select_from`` (``lineage.store.schema``)."""
+    resolved = _kept(resolve_aliases(facts.where(F.col("op") != PAIRS), aliases), scratch)  # texts: below
+    state = _kept(state_facts(resolved), scratch)
+    reports = _kept(status_reports(resolved.where(F.col("op") != "error")), scratch)
+    runs = _kept(column_feeds.runs(facts), scratch)
     lineage, column_edges, mentions = run_lineage(state, reports), None, None
     if not runs.isEmpty():  # the column steps (and their share of the plan) only when a job run states columns
         if texts is None:
             raise ValueError("the facts hold pairs facts: fold them with their texts (column_feeds.apart)")
-        mixed = _kept(column_feeds.mixed_events(runs, state), cached)
-        per_text = _kept(column_feeds.by_text(runs, mixed, texts), cached)
-        asserted = _kept(column_feeds.asserted_keys(state), cached)  # folded with the runs' pairs of the same keys
+        mixed = _kept(column_feeds.mixed_events(runs, state), scratch)
+        per_text = _kept(column_feeds.by_text(runs, mixed, texts), scratch)
+        asserted = _kept(column_feeds.asserted_keys(state), scratch)  # folded with the runs' pairs of the same keys
         lineage = lineage.unionByName(column_feeds.as_asserts(runs, per_text, asserted, aliases))
-        column_edges = column_feeds.fold_feeds(per_text, aliases, skip=asserted)
+        column_edges = _kept(column_feeds.fold_feeds(per_text, aliases, skip=asserted), scratch)
         mentions = column_feeds.column_mentions(runs, per_text, mixed, aliases)
-    edges = fold_edges(lineage, cached)
-    edges = _kept(edges if column_edges is None else edges.unionByName(column_edges), cached)
+    edges = _kept(fold_edges(_kept(lineage, scratch), scratch), scratch)
+    if column_edges is not None:
+        edges = edges.unionByName(column_edges)
     if feeds:
         edges = edges.unionByName(derive_feeds(edges))
     vertices = fold_vertices(state, reports, mentions)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    from pyspark.sql import DataFrame
     from pyspark.sql.types import StructType
 
 
@@ -47,6 +48,16 @@ class Dataset:
 
         return T.StructType([T.StructField(c.name, _spark_type(c.type), c.nullable) for c in self.columns])
 
+    def select_from(self, frame: "DataFrame") -> "DataFrame":
+        """``frame``'s columns of this dataset, in order, with the declared nullability. A column
+        declared NOT NULL is never null by construction, but Spark reads every parquet column back
+        as nullable, so a frame folded from files written along the way (``graph.fold.Scratch``,
+        the incremental build's) would write it nullable: its zero is never used."""
+        from pyspark.sql import functions as F
+
+        return frame.select(*[F.col(c.name) if c.nullable else F.coalesce(F.col(c.name), _zero(c.type)).alias(c.name)
+                              for c in self.columns])
+
     def arrow(self) -> "pa.Schema":
         """The pyarrow schema of the parquet files Spark writes for this dataset."""
         import pyarrow as pa
@@ -62,6 +73,14 @@ def _spark_type(kind: str) -> Any:
         "timestamp": T.TimestampType(), "map<string,string>": T.MapType(T.StringType(), T.StringType(), True),
     }
     return table[kind]
+
+
+def _zero(kind: str) -> Any:
+    from pyspark.sql import functions as F
+
+    if kind == "map<string,string>":
+        return F.create_map().cast(kind)
+    return F.lit({"string": "", "int": 0, "bigint": 0, "boolean": False}[kind]).cast(kind)
 
 
 def _arrow_type(kind: str) -> Any:
