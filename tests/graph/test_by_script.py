@@ -34,8 +34,8 @@ def test_events_of_one_text_are_adjacent_in_one_partition(spark):
 
 
 def test_a_one_word_operation_name_is_not_a_script_and_its_events_spread(spark):
-    """MaxCompute's ``DATA_INGESTION``/``READ_TABLE`` in ``OperationText`` name an operation: a
-    month's 94,000 such events in one task left every other core idle for most of extraction."""
+    """MaxCompute's ``DATA_INGESTION``/``READ_TABLE`` in ``OperationText`` name an operation, not a
+    script: nothing to analyse once per text, so a month's 94,000 of them need not share one task."""
     rows = [_job(i, "DATA_INGESTION") for i in range(60)] + [_job(100 + i, "SELECT 1") for i in range(10)]
     events = spark.createDataFrame(rows, "source string, event_id string, doc string").repartition(4)
     parts = by_script(events).rdd.map(lambda r: r["event_id"]).glom().collect()
