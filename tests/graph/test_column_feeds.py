@@ -13,6 +13,7 @@ import pytest
 from foldbatch import fold_rows
 from lineage.facts.core import PAIRS, PAIRS_KEY, Fact
 from lineage.graph import resolve
+from lineage.graph.column_feeds import VIA_LIMIT
 from lineage.store.schema import FACTS
 
 pytestmark = pytest.mark.spark
@@ -55,9 +56,17 @@ def test_pairs_fold_as_one_assert_per_pair(spark, generated):
                  dst_id=pair["dst"], dst_label="Column", qualifier=pair["qualifier"],
                  properties={"via": json.dumps(["job:openlineage:ns.other"]), "transformations": json.dumps(["AGGREGATION"])},
                  valid_until=None, failed=False)
+    # a script that a job ran, then another job, after every other run, more times than a FEEDS lists
+    # jobs: both jobs are listed
+    first = next(r for r in runs if not r["failed"])
+    last = max(r["event_time"] for r in runs)
+    again = [Fact(**{**first, "event_id": f"again-{i}", "event_time": last + timedelta(hours=i),
+                     "src_id": first["src_id"] + "_again"}) for i in range(1, VIA_LIMIT + 2)]
+    runs += [f._asdict() for f in again]
+    added = [other, *again]
     as_asserts = [f for f in facts if f.op != PAIRS] + [f for r in runs for f in _per_pair(r)] + [other]
 
-    got_v, got_e, _ = fold_rows(spark, facts + [other], {})  # as the build folds: shared frames persisted, then released
+    got_v, got_e, _ = fold_rows(spark, facts + added, {})  # as the build folds: shared frames persisted, then released
     want_v, want_e, _ = fold_rows(spark, as_asserts, {})
     assert sorted(map(_key, got_e)) == sorted(map(_key, want_e))
     assert sorted(map(_key, got_v)) == sorted(map(_key, want_v))
@@ -65,3 +74,7 @@ def test_pairs_fold_as_one_assert_per_pair(spark, generated):
                 == (pair["src"], pair["dst"], pair["qualifier"], "FEEDS")]
     assert "job:openlineage:ns.other" in json.loads(merged["properties"]["via"]), "the two shapes fold together"
     assert "AGGREGATION" in json.loads(merged["properties"]["transformations"])
+    first_pair = json.loads(first["properties"]["pairs"])[0]
+    [rerun] = [e for e in got_e if (e["src"], e["dst"], e["qualifier"], e["relationship"])
+               == (first_pair["src"], first_pair["dst"], first_pair["qualifier"], "FEEDS")]
+    assert {first["src_id"], first["src_id"] + "_again"} <= set(json.loads(rerun["properties"]["via"]))

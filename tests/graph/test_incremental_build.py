@@ -31,15 +31,19 @@ def _records(path: Path) -> list[str]:
     return [line for line in text.splitlines() if line.strip()]
 
 
-def _split(events: Path, out: Path, parts: int, seed: int) -> list[Path]:
-    """Every record of ``events`` put in one of ``parts`` folders at random (so a day's folder holds
-    records of any day: late and early events), as JSON Lines, one file per source file."""
+def _split(events: Path, out: Path, parts: int, seed: int, stray: float = 0.25) -> list[Path]:
+    """Every record of ``events`` put in one of ``parts`` folders, as JSON Lines, one file per source
+    file: a day's file in its day's folder, but a ``stray`` share of its records (and every record of
+    a file without a date) in one at random, so a day's folder holds late and early events too."""
     rng = random.Random(seed)
     folders = [out / f"day{n}" for n in range(parts)]
-    for source in sorted(p for p in events.rglob("*") if p.is_file()):
+    files = sorted(p for p in events.rglob("*") if p.is_file())
+    dates = sorted({p.name[:10] for p in files if p.name[:4].isdigit()})
+    for source in files:
+        day = dates.index(source.name[:10]) * parts // len(dates) if source.name[:10] in dates else None
         lines: list[list[str]] = [[] for _ in folders]
         for record in _records(source):
-            lines[rng.randrange(parts)].append(record)
+            lines[day if day is not None and rng.random() >= stray else rng.randrange(parts)].append(record)
         name = "_".join(source.relative_to(events).parts).replace(".gz", "") + ".jsonl"
         for folder, chunk in zip(folders, lines):
             if chunk:
@@ -104,6 +108,8 @@ def test_day_by_day_builds_equal_one_full_build(spark, platform, seed):
     # the first build folds everything (no graph yet), every later one only what its day touched
     assert [r.fold for r in results] == ["full"] + ["incremental"] * (DAYS - 1), [r.fold_reason for r in results]
     assert all(r.new_events and r.refolded_vertices for r in results[1:])
+    # the column FEEDS and Columns only a day's runs name are merged, the others refolded: both ways
+    assert all(r.merged_edge_keys and r.merged_vertices for r in results[1:]), [r.merged_edge_keys for r in results]
     assert not (daily / ".txn").exists()  # the scratch of the incremental fold is gone
     counts = {r.generation: (r.generation, r.vertices, r.edges, r.changes) for r in results}
     assert len({s[0] for s in seen}) >= 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import json
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from lineage.events import registry
 from lineage.events.base import FactTable, Source

@@ -81,6 +81,10 @@ class BuildResult(RunReport):
     generation: str = ""
     refolded_vertices: int = 0
     refolded_edge_keys: int = 0
+    merged_vertices: int = 0
+    """An incremental fold: the Columns and column FEEDS whose stored row was merged with the new
+    runs naming them instead of refolded (``column_feeds.merge_feeds``)."""
+    merged_edge_keys: int = 0
     earliest_new_fact: str | None = None
     """An incremental fold: the earliest event time among the facts it folded (None: some had no
     time, or the fold was not incremental). The graph before it is as it was (report history)."""
@@ -164,6 +168,7 @@ def unchanged(wh: Warehouse, aliases: str | Path | None = None) -> BuildResult |
         return None
     result = BuildResult(**{f.name: last[f.name] for f in fields(BuildResult) if f.name in last})
     result.new_events = result.new_facts = result.refolded_vertices = result.refolded_edge_keys = 0
+    result.merged_vertices = result.merged_edge_keys = 0
     result.fold, result.fold_reason = "none", f"nothing new since build {last.get('build_id')}"
     return result
 
@@ -270,8 +275,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     if reason is None and incremental.asserted_unqualified_feeds(facts):
         reason = "a fact asserts FEEDS without a qualifier"
     new_files = [f for f in files if f not in set((manifest or {}).get("fact_files", ()))]
-    scratch = wh.root / ".txn" / f"build.scratch-{build_id}"  # hidden from readers, removed below
-    refolded = {"vertices": 0, "edges": 0}
+    scratch = fold.Scratch(wh.root / ".txn" / f"build.scratch-{build_id}")  # hidden from readers, removed below
+    refolded = {"vertices": 0, "edges": 0, "merged_vertices": 0, "merged_edges": 0}
     earliest = None
     if reason is None and not new_files:
         say("no new facts: the graph stays as it is")
@@ -282,13 +287,13 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             kind = "incremental"
             say(f"folding what {len(new_files)} new fact file(s) touch into the temporal graph")
             new_facts_df = incremental.read_facts(spark, wh, new_files)
-            touching = new_facts_df.unionByName(resolve.superseded(stored, new_facts_df))
-            vertices, edges, changes, refolded = incremental.refold(old, facts, touching, alias_df, scratch, texts)
+            gone = resolve.superseded(stored, new_facts_df)
+            vertices, edges, changes, refolded = incremental.refold(old, facts, new_facts_df, gone, alias_df, scratch, texts)
             earliest = incremental.earliest(new_facts_df)
         else:
             kind = "full"
             say(f"folding every fact into the temporal graph ({reason})")
-            vertices, edges, changes = fold.fold(facts, alias_df, fold.Scratch(scratch), texts=texts)
+            vertices, edges, changes = fold.fold(facts, alias_df, scratch, texts=texts)
     # a new generation beside the previous one, then the link graph/current flipped to it, with the log
     with Transaction(wh.root, "build.graph") as graph_txn:  # committed at the end of the block
         if kind == "none":
@@ -340,14 +345,16 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             generation=generation,
             refolded_vertices=refolded["vertices"],
             refolded_edge_keys=refolded["edges"],
+            merged_vertices=refolded["merged_vertices"],
+            merged_edge_keys=refolded["merged_edges"],
             earliest_new_fact=earliest,
         )
         facts.unpersist()
         result.log(graph_txn.append(wh.builds))
     if kind != "none":
-        shutil.rmtree(scratch, ignore_errors=True)
+        shutil.rmtree(scratch.folder, ignore_errors=True)
         try:
-            scratch.parent.rmdir()  # .txn: none at rest
+            scratch.folder.parent.rmdir()  # .txn: none at rest
         except OSError:
             pass
     prune(wh)

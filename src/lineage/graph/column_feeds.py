@@ -34,7 +34,7 @@ from pyspark.sql import functions as F
 
 from lineage.facts.core import PAIRS, PAIRS_KEY, TEXT
 from lineage.graph.aliases import resolve_ids
-from lineage.store.schema import EDGES, FACTS, PAIRS_TEXTS
+from lineage.store.schema import EDGES, FACTS, PAIRS_TEXTS, VERTICES
 
 KEY = "pairs"
 """The ``pairs`` fact's property as extracted, and the texts' column: the JSON list of the run's
@@ -91,16 +91,19 @@ def mixed_events(frame: DataFrame, state: DataFrame) -> DataFrame:
 
 def by_text(frame: DataFrame, mixed: DataFrame, texts: DataFrame) -> DataFrame:
     """Per distinct (pairs text, ``mixed``: the run's event is in ``mixed``) of the ``runs``: the
-    text (``pairs``, from the stored ``texts``), how many runs, first and last, the latest (time, via)s.
-    The one shuffle of the runs (``mixed`` is broadcast), read by the fold of the FEEDS and of the
-    Columns alike."""
-    flagged = frame.join(F.broadcast(mixed.withColumn("mixed", F.lit(True))), "event_id", "left")
-    entry = F.struct(F.col("event_time").alias("last_seen"), F.col("via").alias("via"))
-    latest = F.slice(F.array_sort(F.collect_list(entry), lambda x, y: recent_first(x, y)), 1, VIA_LIMIT)
-    counted = flagged.groupBy("text", F.coalesce("mixed", F.lit(False)).alias("mixed")).agg(
-        F.countDistinct("event_id").alias("n"), F.min("event_time").alias("first"),
-        F.max("event_time").alias("last"), latest.alias("recent"))
-    return counted.join(texts, "text")
+    text (``pairs``, from the stored ``texts``), how many runs, first and last, its :data:`VIA_LIMIT`
+    most recent vias, each once at its latest (a script run daily by one job must not crowd out the
+    other jobs that run it). Read by the fold of the FEEDS and of the Columns alike; ``mixed`` is
+    broadcast."""
+    flagged = (frame.join(F.broadcast(mixed.withColumn("mixed", F.lit(True))), "event_id", "left")
+               .withColumn("mixed", F.coalesce("mixed", F.lit(False))))
+    each = flagged.groupBy("text", "mixed", "via").agg(F.max("event_time").alias("last_seen"))  # a via once, at its latest
+    entry = F.struct(F.col("last_seen"), F.col("via"))
+    recent = each.groupBy("text", "mixed").agg(
+        F.slice(F.array_sort(F.collect_list(entry), lambda x, y: recent_first(x, y)), 1, VIA_LIMIT).alias("recent"))
+    counted = flagged.groupBy("text", "mixed").agg(
+        F.countDistinct("event_id").alias("n"), F.min("event_time").alias("first"), F.max("event_time").alias("last"))
+    return counted.join(recent, ["text", "mixed"]).join(texts, "text")
 
 
 def _exploded(frame: DataFrame, aliases: DataFrame | None) -> DataFrame:
@@ -195,3 +198,54 @@ def touched(frame: DataFrame, texts: DataFrame, aliases: DataFrame | None) -> tu
     pairs = _exploded(_texts_of(frame, texts), aliases)
     keys = pairs.select("src_id", F.lit("FEEDS").alias("relationship"), "dst_id", "qualifier").distinct()
     return _columns(pairs, []).distinct(), keys
+
+
+def _json_list(text: Column) -> Column:
+    return F.from_json(text, "array<string>")
+
+
+def merge_feeds(stored: DataFrame, texts: DataFrame, aliases: DataFrame | None, blocked: DataFrame) -> DataFrame:
+    """The column FEEDS rows (``EDGES``) of the keys that new runs name (``texts``: their
+    :func:`by_text`), each the ``stored`` row (the previous generation's edges) merged with what the
+    runs add, where that equals a refold from every run: the key is not in ``blocked`` (src_id,
+    dst_id, qualifier: asserted one per pair, or named by a superseded run) and the runs all come
+    after its stored ``last_seen`` (so its vias, each at its latest, go before the stored ones). A
+    daily job's runs assert the same keys every day; refolding each from a month of runs made the
+    day's build cost more than the full build (``benchmarks/README.md``)."""
+    new = fold_feeds(texts, aliases).join(
+        blocked.select(F.col("src_id").alias("src"), F.col("dst_id").alias("dst"), "qualifier"), ["src", "dst", "qualifier"], "left_anti")
+    old = stored.where((F.col("relationship") == "FEEDS") & (F.col("src_label") == "Column")).select(
+        "src", "dst", "qualifier", *[F.col(c).alias(f"_o_{c}") for c in ("valid_from", "last_seen", "event_count", "properties")])
+    both = new.join(old, ["src", "dst", "qualifier"], "left").where(
+        F.col("_o_last_seen").isNull() | (F.col("valid_from") > F.col("_o_last_seen")))
+    kept = F.col("_o_properties").isNull()
+
+    def listed(name: str, merged: Column) -> Column:
+        return F.when(kept, F.col("properties")[name]).otherwise(F.to_json(F.slice(merged, 1, VIA_LIMIT)))
+
+    new_tr, old_tr = _json_list(F.col("properties")["transformations"]), _json_list(F.col("_o_properties")["transformations"])
+    new_via, old_via = _json_list(F.col("properties")["via"]), _json_list(F.col("_o_properties")["via"])
+    merged = {
+        "valid_from": F.coalesce("_o_valid_from", "valid_from"),
+        "event_count": F.col("event_count") + F.coalesce("_o_event_count", F.lit(0)),
+        "properties": F.map_from_arrays(F.array(F.lit("transformations"), F.lit("via")), F.array(
+            listed("transformations", F.array_sort(F.array_distinct(F.concat(old_tr, new_tr)))),
+            listed("via", F.array_distinct(F.concat(new_via, old_via))))),
+    }
+    return both.select(*[merged[c].alias(c) if c in merged else F.col(c) for c in EDGES.names])
+
+
+def merge_columns(stored: DataFrame, counted: DataFrame, blocked: DataFrame) -> DataFrame:
+    """The Column vertices (``VERTICES``) that new runs name, counted per text (``counted``: the
+    second part of :func:`column_mentions`, id, first_seen, last_seen, n), each its ``stored`` row
+    with those runs added (first and last seen, event count), where no fact but those runs changes
+    it: the id is not in ``blocked`` (one column ``id``: named by another new fact, a superseded run
+    or a run counted per mention) and has a stored row. A run adds nothing else to a Column."""
+    new = counted.join(blocked, "id", "left_anti").select(
+        "id", F.col("first_seen").alias("_n_first"), F.col("last_seen").alias("_n_last"), F.col("n").alias("_n"))
+    merged = {
+        "first_seen": F.least("first_seen", "_n_first"),
+        "last_seen": F.greatest("last_seen", "_n_last"),
+        "event_count": F.col("event_count") + F.col("_n"),
+    }
+    return stored.join(new, "id").select(*[merged[c].alias(c) if c in merged else F.col(c) for c in VERTICES.names])

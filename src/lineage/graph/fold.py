@@ -279,9 +279,10 @@ class Scratch:
     def __init__(self, folder: Path) -> None:
         self.folder, self.written = Path(folder), 0
 
-    def __call__(self, frame: DataFrame) -> DataFrame:
+    def __call__(self, frame: DataFrame, name: str = "") -> DataFrame:
+        """``frame`` written to the next numbered subfolder (``NN`` or ``NN-name``) and read back."""
         self.written += 1
-        path = str(self.folder / f"{self.written:02d}")
+        path = str(self.folder / "-".join(filter(None, (f"{self.written:02d}", name))))
         frame.write.mode("overwrite").parquet(path)
         return frame.sparkSession.read.schema(frame.schema).parquet(path)
 

@@ -17,7 +17,11 @@ other row of the previous generation is copied as it is:
   (``derive_feeds`` over the merged edges) for every a read and b written by a job whose edges were
   touched;
 * a **column FEEDS** or a **Column** a job run's ``pairs`` fact names (``column_feeds``): touched by a
-  new run naming it, refolded from every run whose pairs name it;
+  new run naming it. Where only new runs name it and they add to it without reordering it (a FEEDS
+  whose runs all come after its stored ``last_seen``, a Column no other new fact names), its stored
+  row is merged with those runs (``column_feeds.merge_feeds``, ``merge_columns``): a daily job
+  asserts the same column pairs every day, and refolding each from a month of runs made the day's
+  build cost more than the full build. The others are refolded from every run whose pairs name them;
 * a **Change** is one fact: the new facts' changes are added.
 
 :func:`why_full` says when this cannot be proved equal to a full fold (another fold version, another
@@ -35,6 +39,7 @@ from typing import Any
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from lineage.facts.core import PAIRS
 from lineage.graph import column_feeds, fold
 from lineage.store.schema import CHANGES, EDGES, FACTS, VERTICES
 from lineage.store.warehouse import Warehouse
@@ -159,31 +164,50 @@ def _any(frame: DataFrame, conditions: list[tuple[DataFrame, list[tuple[str, str
     return frame.where(F.coalesce(matched, F.lit(False))).drop(*[f"_m{i}" for i in range(len(conditions))])
 
 
-def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame | None,
-           scratch: Path, texts: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, dict[str, int]]:
+def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, aliases: DataFrame | None,
+           scratch: fold.Scratch, texts: DataFrame) -> tuple[DataFrame, DataFrame, DataFrame, dict[str, int]]:
     """(vertices, edges, changes) of all ``facts`` given the generation ``old`` folded from all but
-    ``new`` (``texts``: the ``pairs`` facts' texts); and how many vertex ids and edge keys were
-    refolded. Each step's result is written under ``scratch`` and read back: the fold's plan on a
+    ``new`` and ``gone`` (the stored facts a resolution among ``new`` superseded: ``facts`` holds
+    ``new``, not ``gone``; ``texts``: the ``pairs`` facts' texts); and how many vertex ids and edge
+    keys were refolded, and merged (the Columns and column FEEDS only the new runs name:
+    ``column_feeds.merge_feeds``). Each step's result is written to ``scratch`` and read back: the fold's plan on a
     selection stays the size of one fold's (kept in memory instead, the optimizer spent minutes on
-    the plan of all the steps at once)."""
+    the plan of all the steps at once). The edge fold takes ``scratch`` too, for the frames its
+    branches share; the vertex and change folds do not: a fold given ``scratch`` writes the shared
+    frames of all three of its outputs, and each of those folds reads one."""
     spark = facts.sparkSession
 
-    def kept(frame: DataFrame, name: str) -> DataFrame:
-        frame.write.mode("overwrite").parquet(str(scratch / name))
-        return spark.read.parquet(str(scratch / name))
-
-    every = kept(_with_groups(_resolved(facts, aliases)), "facts")
-    fresh = kept(_with_groups(_resolved(new, aliases)), "new")
+    every = scratch(_with_groups(_resolved(facts, aliases)), "facts")
+    fresh = scratch(_with_groups(_resolved(new.unionByName(gone), aliases)), "new")
     is_edge = F.col("relationship").isNotNull() & F.col("op").isin("assert", "retract")  # what fold_edges reads
     is_vertex = F.col("relationship").isNull()
+    old_vertices = spark.read.parquet(str(old.vertices))
+    old_edges = spark.read.parquet(str(old.edges)).select(*EDGES.names)
+
+    # the Columns and column FEEDS that only the new runs name: their stored rows merged with the runs
+    named = fresh.select(F.col("src_id").alias("id")).union(fresh.select(F.col("dst_id").alias("id")))
+    named = scratch(named.where(F.col("id").isNotNull()).distinct(), "named")
+    runs = new.join(facts.where(F.col("op") == PAIRS).select("event_id", "seq"), ["event_id", "seq"], "left_semi")
+    runs = scratch(column_feeds.runs(runs), "runs")
+    mixed = column_feeds.mixed_events(runs, every)
+    per_text = scratch(column_feeds.by_text(runs, mixed, texts), "texts")
+    gone_ids, gone_keys = column_feeds.touched(gone, texts, aliases)
+    stated = every.where(is_edge & (F.col("relationship") == "FEEDS") & (F.col("src_label") == "Column"))  # stated per pair
+    blocked = stated.select("src_id", "dst_id", "qualifier").unionByName(gone_keys.select("src_id", "dst_id", "qualifier"))
+    merged_edges = scratch(column_feeds.merge_feeds(old_edges, per_text, aliases, blocked), "merged-edges")
+    mentions, counted = column_feeds.column_mentions(runs, per_text, mixed, aliases)
+    merged_vertices = scratch(column_feeds.merge_columns(
+        old_vertices, counted, named.unionByName(gone_ids).unionByName(mentions.select("id"))), "merged-vertices")
+    merged_keys = merged_edges.select(F.col("src").alias("src_id"), "relationship", F.col("dst").alias("dst_id"), "qualifier")
 
     # vertices: every id a new fact names, refolded from every fact naming it
     pair_ids, pair_keys = column_feeds.touched(fresh, texts, aliases)  # the Columns and column FEEDS of new job runs
-    touched_ids = fresh.select(F.col("src_id").alias("id")).union(fresh.select(F.col("dst_id").alias("id")))
-    touched_ids = kept(touched_ids.where(F.col("id").isNotNull()).union(pair_ids).distinct(), "ids")
-    naming = kept(_raw(_any(every, [(touched_ids, [("src_id", "id")]), (touched_ids, [("dst_id", "id")])])
-                       .unionByName(column_feeds.texts_naming(every, touched_ids, texts, aliases))), "vfacts")
-    vertices_new = kept(_semi(fold.fold(naming, aliases, texts=texts)[0], touched_ids, [("id", "id")]), "vertices")
+    pair_ids = _semi(pair_ids, merged_vertices, [("id", "id")], "left_anti")
+    pair_keys = _semi(pair_keys, merged_keys, [(c, c) for c in _FACT_KEY], "left_anti")
+    touched_ids = scratch(named.union(pair_ids).distinct(), "ids")
+    naming = scratch(_raw(_any(every, [(touched_ids, [("src_id", "id")]), (touched_ids, [("dst_id", "id")])])
+                          .unionByName(column_feeds.texts_naming(every, touched_ids, texts, aliases))), "vfacts")
+    vertices_new = scratch(_semi(fold.fold(naming, aliases, texts=texts)[0], touched_ids, [("id", "id")]), "vertices")
 
     # edges: the keys of the groups new facts are in
     new_edges = fresh.where(is_edge)
@@ -195,35 +219,36 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame 
     concrete = every.unionByName(fresh).where(is_edge & F.col("dst_id").isNotNull())
     keyed = _any(concrete, [(groups_sr, [("src_id", "src_id"), ("relationship", "relationship")]),
                             (groups_sv, [("_sv", "_sv")]), (runs, [("_run", "_run")])])
-    touched_keys = kept(keyed.select(*_FACT_KEY).unionByName(pair_keys).distinct(), "keys")
+    touched_keys = scratch(keyed.select(*_FACT_KEY).unionByName(pair_keys).distinct(), "keys")
     of_touched = _semi(concrete, touched_keys, [(c, c) for c in _FACT_KEY])
     sv_groups = of_touched.where(F.col("_sv").isNotNull()).select("_sv")
-    group_facts = kept(_any(every.where(is_edge), [
+    group_facts = scratch(_any(every.where(is_edge), [
         (touched_keys, [("src_id", "src_id"), ("relationship", "relationship")]), (sv_groups, [("_sv", "_sv")])])
         .unionByName(column_feeds.texts_with_keys(every, touched_keys, texts, aliases)), "groups")  # and the runs naming a touched key
     named_runs = group_facts.where(F.col("_run").isNotNull()).select(F.col("_run").alias("src_id"))
     reports = _semi(every.where(is_vertex), named_runs, [("src_id", "src_id")])
-    edge_facts = kept(_raw(group_facts.unionByName(reports)), "efacts")  # disjoint: edge and vertex facts
+    edge_facts = scratch(_raw(group_facts.unionByName(reports)), "efacts")  # disjoint: edge and vertex facts
     key_of_edge = [(e, f) for e, f in zip(EDGE_KEY, _FACT_KEY)]
-    edges_new = kept(_semi(fold.fold(edge_facts, aliases, feeds=False, texts=texts)[1], touched_keys, key_of_edge).select(*EDGES.names),
-                     "edges")
+    folded = fold.fold(edge_facts, aliases, scratch, feeds=False, texts=texts)[1]
+    edges_new = scratch(_semi(folded, touched_keys, key_of_edge).select(*EDGES.names), "edges")
 
-    # merged: untouched rows of the old generation as they are, refolded rows in their place
-    old_vertices = spark.read.parquet(str(old.vertices))
-    vertices = _semi(old_vertices, touched_ids, [("id", "id")], "left_anti").select(*VERTICES.names).unionByName(
-        vertices_new.select(*VERTICES.names))
-    old_edges = spark.read.parquet(str(old.edges)).select(*EDGES.names)
+    # untouched rows of the old generation as they are, refolded and merged rows in their place
+    replaced_ids = touched_ids.unionByName(merged_vertices.select("id"))
+    vertices = _semi(old_vertices, replaced_ids, [("id", "id")], "left_anti").select(*VERTICES.names).unionByName(
+        vertices_new.select(*VERTICES.names)).unionByName(merged_vertices.select(*VERTICES.names))
     derived = is_derived_feeds()
-    base = kept(_semi(old_edges.where(~derived), touched_keys, key_of_edge, "left_anti").unionByName(edges_new), "base")
+    replaced_keys = touched_keys.unionByName(merged_keys)
+    base = scratch(_semi(old_edges.where(~derived), replaced_keys, key_of_edge, "left_anti")
+                   .unionByName(edges_new).unionByName(merged_edges), "base")
 
     # derived FEEDS: refolded for every (a, b) a touched job reads and writes
     jobs = touched_keys.where(F.col("relationship").isin("READS", "WRITES")).select(F.col("src_id").alias("src"))
     job_edges = _semi(old_edges.unionByName(edges_new), jobs, [("src", "src")])
-    read = kept(job_edges.where(F.col("relationship") == "READS").select(F.col("dst").alias("a")).distinct(), "read")
-    written = kept(job_edges.where(F.col("relationship") == "WRITES").select(F.col("dst").alias("b")).distinct(), "written")
+    read = scratch(job_edges.where(F.col("relationship") == "READS").select(F.col("dst").alias("a")).distinct(), "read")
+    written = scratch(job_edges.where(F.col("relationship") == "WRITES").select(F.col("dst").alias("b")).distinct(), "written")
     feeding = _semi(base.where(F.col("relationship") == "READS"), read, [("dst", "a")]).unionByName(
         _semi(base.where(F.col("relationship") == "WRITES"), written, [("dst", "b")]))
-    feeds_new = kept(fold.derive_feeds(feeding).select(*EDGES.names), "feeds")
+    feeds_new = scratch(fold.derive_feeds(feeding).select(*EDGES.names), "feeds")
     old_feeds = old_edges.where(derived)
     outside = _semi(old_feeds, read, [("src", "a")], "left_anti").unionByName(
         _semi(_semi(old_feeds, read, [("src", "a")]), written, [("dst", "b")], "left_anti"))
@@ -231,9 +256,10 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, aliases: DataFrame 
 
     # changes: one per change fact, so the new facts' are added
     old_changes = spark.read.parquet(str(old.changes)).select(*CHANGES.names)
-    changes_new = kept(fold.fold(new, aliases, texts=texts)[2], "changes")
+    changes_new = scratch(fold.fold(new, aliases, texts=texts)[2], "changes")
     changes = old_changes.unionByName(_semi(changes_new, old_changes, [("change_id", "change_id")], "left_anti"))
-    counts = {"vertices": touched_ids.count(), "edges": touched_keys.count()}
+    counts = {"vertices": touched_ids.count(), "edges": touched_keys.count(),
+              "merged_vertices": merged_vertices.count(), "merged_edges": merged_edges.count()}
     return vertices, edges, changes, counts
 
 
