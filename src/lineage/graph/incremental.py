@@ -187,15 +187,15 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     # the Columns and column FEEDS that only the new runs name: their stored rows merged with the runs
     named = fresh.select(F.col("src_id").alias("id")).union(fresh.select(F.col("dst_id").alias("id")))
     named = scratch(named.where(F.col("id").isNotNull()).distinct(), "named")
-    runs = new.join(facts.where(F.col("op") == PAIRS).select("event_id", "seq"), ["event_id", "seq"], "left_semi")
-    runs = scratch(column_feeds.runs(runs), "runs")
-    mixed = column_feeds.mixed_events(runs, every)
-    per_text = scratch(column_feeds.by_text(runs, mixed, texts), "texts")
+    day_runs = new.join(facts.where(F.col("op") == PAIRS).select("event_id", "seq"), ["event_id", "seq"], "left_semi")
+    day_runs = scratch(column_feeds.runs(day_runs), "runs")
+    mixed = column_feeds.mixed_events(day_runs, every)
+    per_text = scratch(column_feeds.by_text(day_runs, mixed, texts), "texts")
     gone_ids, gone_keys = column_feeds.touched(gone, texts, aliases)
     stated = every.where(is_edge & (F.col("relationship") == "FEEDS") & (F.col("src_label") == "Column"))  # stated per pair
     blocked = stated.select("src_id", "dst_id", "qualifier").unionByName(gone_keys.select("src_id", "dst_id", "qualifier"))
     merged_edges = scratch(column_feeds.merge_feeds(old_edges, per_text, aliases, blocked), "merged-edges")
-    mentions, counted = column_feeds.column_mentions(runs, per_text, mixed, aliases)
+    mentions, counted = column_feeds.column_mentions(day_runs, per_text, mixed, aliases)
     merged_vertices = scratch(column_feeds.merge_columns(
         old_vertices, counted, named.unionByName(gone_ids).unionByName(mentions.select("id"))), "merged-vertices")
     merged_keys = merged_edges.select(F.col("src").alias("src_id"), "relationship", F.col("dst").alias("dst_id"), "qualifier")
