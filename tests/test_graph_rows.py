@@ -38,3 +38,24 @@ def test_kept_rows_are_copies_and_a_rewrite_is_read_again(tmp_path, monkeypatch)
     _write(big, ["x", "y"])
     assert [r["id"] for r in api._read_rows(big)] == ["x", "y"]
     assert str(big.resolve()) not in api._kept
+
+
+def test_properties_keep_only_the_named_ones_of_those_labels(demo_warehouse):
+    """``load_rows(properties=...)`` (the report's runs, issue 31): of Jobs and Instances only the
+    named properties, filtered in Arrow; every other vertex and every edge exactly as read whole."""
+    from lineage.report.context import RUN_LABELS, RUN_PROPERTIES
+
+    whole_vertices, whole_edges = api.load_rows(demo_warehouse)
+    vertices, edges = api.load_rows(demo_warehouse, properties=dict.fromkeys(RUN_LABELS, RUN_PROPERTIES))
+    assert edges == whole_edges
+    assert len(vertices) == len(whole_vertices)
+    slimmed = 0
+    for row, whole in zip(vertices, whole_vertices):
+        assert {k: v for k, v in row.items() if k != "properties"} == {k: v for k, v in whole.items() if k != "properties"}
+        if row["label"] in RUN_LABELS:
+            assert row["properties"] == {k: v for k, v in whole["properties"].items() if k in RUN_PROPERTIES}
+            slimmed += len(whole["properties"]) > len(row["properties"])
+        else:
+            assert row["properties"] == whole["properties"]
+    assert slimmed > 10  # the demo's runs have SQL, task names, step times: dropped
+    assert any(r["properties"].get("status") for r in vertices if r["label"] == "Job")

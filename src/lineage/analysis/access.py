@@ -59,13 +59,16 @@ def _time(value: Any) -> datetime | None:
 
 
 def _props(value: Any) -> dict[str, str]:
-    """Properties as a dict (pyarrow reads a parquet map as a list of (key, value) pairs)."""
+    """Properties as a dict (pyarrow reads a parquet map as a list of (key, value) pairs); a
+    row's own dict is shared, not copied (a report holds a million of them)."""
     if not value:
         return {}
+    if isinstance(value, dict):
+        return value
     return dict(value.items() if isinstance(value, Mapping) else value)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Edge:
     """One validity interval of one relationship (an edge row, normalised)."""
 

@@ -433,9 +433,11 @@ def repair(warehouse: Path, wait: float) -> None:
               help="Share of the ActionTrail files' events that are other cloud services' (a real trail's majority).")
 @click.option("--openlineage-share", type=click.FloatRange(0, 1), default=0.0, show_default=True,
               help="Spark jobs reporting OpenLineage runs (events/openlineage/DAY.jsonl), as a share of the nodes.")
+@click.option("--hub-changes", type=click.IntRange(0), default=0, show_default=True,
+              help="Columns added every day, in turn to the 8 most-read tables: breaking changes that reach far.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
 def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share: float, openlineage_share: float,
-             as_json: bool) -> None:
+             hub_changes: int, as_json: bool) -> None:
     """Write the events of one realistic data platform (all four sources), its aliases and ground truth."""
     from lineage.generate import DEFAULT_START
     from lineage.generate import generate as run_generate
@@ -445,7 +447,8 @@ def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share:
             say(f"generate: day {done}/{total}, {events} events")
 
     result = run_generate(out, tables=tables, days=days, start=start.date() if start else DEFAULT_START, seed=seed,
-                          progress=progress, foreign_share=foreign_share, openlineage_share=openlineage_share)
+                          progress=progress, foreign_share=foreign_share, openlineage_share=openlineage_share,
+                          hub_changes=hub_changes)
     if as_json:
         click.echo(json.dumps(result.summary, sort_keys=True))
         return

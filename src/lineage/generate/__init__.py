@@ -59,17 +59,20 @@ def _kind(doc: dict[str, Any], fallback: str) -> str:
 
 def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = DEFAULT_START, seed: int = 7,
              progress: Callable[[int, int, int], None] | None = None, foreign_share: float = 0.0,
-             openlineage_share: float = 0.0) -> Result:
+             openlineage_share: float = 0.0, hub_changes: int = 0) -> Result:
     """Write the platform's events under ``out/events``, ``out/aliases.csv`` and ``out/truth``.
 
     ``foreign_share``: the share of the ActionTrail files' events that are other cloud services'
     (a real trail records every service; ``ingest`` counts them as foreign). ``openlineage_share``:
     Spark jobs reporting OpenLineage runs, as a share of the nodes (``generate.openlineage``). 0
-    leaves the output byte for byte as without the option."""
+    leaves the output byte for byte as without the option. ``hub_changes``: columns added every
+    day to the most-read tables (``plan.hub_changes``; 0: none, the same bytes)."""
     if not 0 <= foreign_share < 1:
         raise ValueError("--foreign-share must be at least 0 and below 1")
     if not 0 <= openlineage_share <= 1:
         raise ValueError("--openlineage-share must be between 0 and 1")
+    if hub_changes < 0:
+        raise ValueError("--hub-changes must be at least 0")
     if tables < 12:
         raise ValueError("--tables must be at least 12 (two per layer)")
     if days < 1:
@@ -78,6 +81,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
     root.mkdir(parents=True, exist_ok=True)
     first = datetime(start.year, start.month, start.day, tzinfo=timezone.utc)
     platform = model.build(seed, tables, days, first)
+    platform.hub_changes = hub_changes
     spark_jobs = openlineage.plant(platform, openlineage_share)
     counts = Counts()
     recorder = truth.Truth(root, platform)
@@ -119,6 +123,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
         "seed": seed, "tables": tables, "days": days, "start": f"{start:%Y-%m-%d}",
         **({"foreign_share": foreign_share} if foreign_share else {}),
         **({"openlineage_share": openlineage_share, "spark_jobs": len(spark_jobs)} if openlineage_share else {}),
+        **({"hub_changes": hub_changes} if hub_changes else {}),
         "counts": counts.as_json(), "interesting": interesting(platform, recorder),
     })
     return Result(root, sum(counts.records.values()), len(counts.files), summary)

@@ -177,6 +177,7 @@ class Platform:
     guests: list[Guest] = field(default_factory=guests)
     planted: dict[str, list[tuple[int, ...]]] = field(default_factory=dict)  # plant(): kind -> groups of tables
     scripts: dict[tuple, Any] = field(default_factory=dict, repr=False)  # sqltext.script's cache
+    hub_changes: int = 0  # plan.hub_changes: columns added daily to the most-read tables
 
     def day(self, index: int) -> datetime:
         return self.start + timedelta(days=index)

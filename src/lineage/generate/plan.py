@@ -243,6 +243,8 @@ def plan_day(platform: Platform, state: State, index: int) -> Day:
     intents += _guest_approvals(platform, state, index)
     if day.weekday() == CHANGE_WEEKDAY and index > 0:
         intents += _changes(platform, state, rng, day)
+    if platform.hub_changes and index > 0:
+        intents += hub_changes(platform, state, day)
     planted, planted_intents = _planted_day(platform, index, flow_dags)
     effects.touch(state, intents)
     return Day(index, day, runs, intents, planted, planted_intents, effects.plant_day(platform, state, index))
@@ -413,6 +415,25 @@ def _changes(platform: Platform, state: State, rng: random.Random, day: datetime
         old, new = _owner_of(platform, table), rng.randrange(len(platform.people))
         out.append(Intent(when(), "dh_owner", {"table": table, "person": old, "op": "REMOVE"}))
         out.append(Intent(when(), "dh_owner", {"table": table, "person": new, "op": "ADD"}))
+    return out
+
+
+HUBS = 8
+"""``generate --hub-changes``: how many of the most-read tables the daily hub changes go to."""
+
+
+def hub_changes(platform: Platform, state: State, day: datetime) -> list[Intent]:
+    """``generate --hub-changes N``: every day, N columns added, the k-th to the (k mod ``HUBS``)-th
+    most-read live table (ChangeTable with its DDL job, and DataHub's field ADD): a platform whose
+    breaking changes reach far every day. Draws nothing at random: the rest of the plan is unchanged."""
+    live = set(_live_tables(platform, state))
+    hubs = sorted((t for t in own_tables(platform) if t.index in live), key=lambda t: (-t.readers, t.index))[:HUBS]
+    out: list[Intent] = []
+    for k in range(platform.hub_changes if hubs else 0):
+        table = hubs[k % len(hubs)]
+        moment, name = _at(day, 13 * 60 + k), f"hub_{day:%m%d}_{table.index}_{k}"
+        out += _add_column(platform, table.index, moment, table.owner, name)
+        out.append(Intent(moment, "dh_schema", {"table": table.index, "field": name, "op": "ADD", "person": table.owner}))
     return out
 
 

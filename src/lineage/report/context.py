@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -13,6 +13,12 @@ from lineage.graph.api import load_rows
 
 NAME_PROPERTIES = ("name", "display_name", "node_name", "table_name", "user_name", "account")
 """Where a vertex keeps a human name; the id's key when none (``retail_dw.dwd_orders``)."""
+RUN_LABELS = ("Instance", "Job")
+RUN_TIME_PROPERTIES = ("finished_at", "modified_at", "end_time")
+RUN_PROPERTIES = ("status", "skynet_id", *RUN_TIME_PROPERTIES, *NAME_PROPERTIES)
+"""All a report reads of a run's properties (``report.operations``): its state, when it ended,
+its node, its name. Not its SQL and timestamps of every step: runs are most of a platform's
+vertices, and their properties as Python dicts most of a report's memory."""
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -28,20 +34,21 @@ def iso(moment: datetime | None) -> str | None:
 class Context:
     warehouse: Path
     vertices: list[dict[str, Any]]
-    edge_rows: list[dict[str, Any]]
+    edge_rows: InitVar[list[dict[str, Any]]]  # indexed into ``timeline`` (as ``edges``), then let go
     edges: list[Edge] = field(init=False)
     by_id: dict[str, dict[str, Any]] = field(init=False)
     timeline: Timeline = field(init=False)
     _snapshots: dict[datetime, Snapshot] = field(default_factory=dict, init=False)
 
-    def __post_init__(self) -> None:
-        self.timeline = Timeline(self.vertices, self.edge_rows)
+    def __post_init__(self, edge_rows: list[dict[str, Any]]) -> None:
+        self.timeline = Timeline(self.vertices, edge_rows)
         self.edges = self.timeline.edges
         self.by_id = {v["id"]: v for v in self.vertices}
 
     @classmethod
-    def of(cls, warehouse: str | Path) -> Context:
-        vertices, edges = load_rows(warehouse)
+    def of(cls, warehouse: str | Path, *, runs: bool = True) -> Context:
+        """The whole graph; ``runs`` False: of Jobs and Instances only :data:`RUN_PROPERTIES` (a report)."""
+        vertices, edges = load_rows(warehouse, properties=None if runs else dict.fromkeys(RUN_LABELS, RUN_PROPERTIES))
         return cls(Path(warehouse), vertices, edges)
 
     def snapshot(self, moment: datetime) -> Snapshot:

@@ -11,14 +11,12 @@ from datetime import datetime
 
 from lineage.analysis.blast import ChangeImpact
 from lineage.events.base import parse_time
-from lineage.report.context import Context, iso
+from lineage.report.context import RUN_LABELS, RUN_TIME_PROPERTIES, Context, iso
 from lineage.report.model import Failure, Operations, QualityFailure
 from lineage.report.window import Window
 
 FAILED = frozenset({"failed", "failure", "error", "fail", "5"})
 """``status`` values that mean the run failed (lower-cased; DataWorks code 5 is failure)."""
-RUN_LABELS = ("Instance", "Job")
-TIME_PROPERTIES = ("finished_at", "modified_at", "end_time")
 
 
 def failed(status: str | None) -> bool:
@@ -27,7 +25,7 @@ def failed(status: str | None) -> bool:
 
 def _when(ctx: Context, vertex: dict) -> datetime | None:
     props = ctx.properties(vertex["id"])
-    for key in TIME_PROPERTIES:
+    for key in RUN_TIME_PROPERTIES:
         try:
             if props.get(key):
                 return parse_time(props[key])
