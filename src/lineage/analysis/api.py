@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from lineage import ids
 from lineage.analysis import access as access_analysis
@@ -201,15 +201,16 @@ def blast(
     affected: int | None = None,
     walker: Traversal | None = None,
     kinds: Any = None,
+    keep: Callable[[ChangeImpact], ChangeImpact] | None = None,
 ) -> list[ChangeImpact]:
     """Every Change with ``since <= time < until`` (of ``kinds`` only, when given), its score,
     summary and affected set, ranked; each keeps its first ``affected`` affected vertices (all
-    when None; counts stay complete). ``walker``: a traversal already loaded (:func:`traversal`),
-    for a caller that asks it more."""
+    when None; counts stay complete), then what ``keep`` keeps of them (``blast.evaluate``).
+    ``walker``: a traversal already loaded (:func:`traversal`), for a caller that asks it more."""
     changes = [c for c in change_rows(warehouse, since, until) if kinds is None or c["kind"] in kinds]
     walker = walker or traversal(warehouse, engine, spark, window_question(changes, affected))
     return blast_radius(changes, walker, max_depth=max_depth, affected_limit=affected,
-                        columns=columns.for_changes(changes, warehouse, walker), at=to_time(until))
+                        columns=columns.for_changes(changes, warehouse, walker), at=to_time(until), keep=keep)
 
 
 def blast_all(

@@ -42,7 +42,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from lineage.analysis import effects as effects_of
 from lineage.analysis.engine import IMPORTANT_LABEL, Affected, Impact, Query, Traversal, query_of
@@ -235,13 +235,16 @@ def rank_key(impact: ChangeImpact) -> tuple[Any, ...]:
 def evaluate(
     changes: Sequence[Mapping[str, Any]], traversal: Traversal, *, max_depth: int | None = None,
     limit: int | None = None, plans: Sequence["effects_of.Plan"] | None = None, columns: Any = None,
-    importance: Mapping[str, float] | None = None,
+    importance: Mapping[str, float] | None = None, keep: Callable[[ChangeImpact], ChangeImpact] | None = None,
 ) -> list[ChangeImpact]:
     """Every change's impact, in the order given: its plan (``lineage.analysis.effects``; planned
     here unless given, as changes at one instant are attributed together), then one traversal for
     all break walks (the breaks' first ``limit`` affected kept; a restriction's walk whole, as its
-    score needs it behind its jobs). ``importance``: :func:`importance_at` (none: every table 1)."""
+    score needs it behind its jobs). ``importance``: :func:`importance_at` (none: every table 1).
+    ``keep``: applied to each answer as it comes, so only what it keeps is held (the report keeps
+    of every affected set what its sections read: millions of pairs would not fit as objects)."""
     importance = importance or {}
+    keep = keep or (lambda impact: impact)
     if plans is None:
         plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
     if columns is not None:  # a sensitive tag on a column: where its values flow (lineage.analysis.columns)
@@ -254,11 +257,11 @@ def evaluate(
         from lineage.analysis.columns import breaks as column_breaks
 
         for i, affected in column_breaks(changes, breaks, traversal, columns, max_depth=max_depth).items():
-            out[i] = _column(changes[i], affected, limit, importance)
+            out[i] = keep(_column(changes[i], affected, limit, importance))
         breaks = [i for i in breaks if out[i] is None]
     for n, found in traversal.impacts([query_of(changes[i]) for i in breaks], max_depth=max_depth, limit=limit,
                                       weigh=weight, importance=importance):
-        out[breaks[n]] = _impact(changes[breaks[n]], found)
+        out[breaks[n]] = keep(_impact(changes[breaks[n]], found))
     walked = [i for i, p in enumerate(plans) if p.effect == RESTRICTS and p.walk]
     walks = traversal.impacts([Query(plans[i].walk, query_of(changes[i]).moment) for i in walked],
                               max_depth=max_depth, limit=None, weigh=weight)
@@ -266,7 +269,7 @@ def evaluate(
     for i, p in enumerate(plans):
         if p.effect != BREAKS:
             affected = effects_of.combine(p, reached[i]) if i in reached else list(p.seeds)
-            out[i] = _reached(changes[i], p, affected, limit, importance)
+            out[i] = keep(_reached(changes[i], p, affected, limit, importance))
     return [o for o in out if o is not None]
 
 
@@ -279,16 +282,18 @@ def blast_radius(
     columns: Any = None,
     at: datetime | None = None,
     importance: Mapping[str, float] | None = None,
+    keep: Callable[[ChangeImpact], ChangeImpact] | None = None,
 ) -> list[ChangeImpact]:
     """Score every change on the graph around it (breaks: one instant before it, all in one
     traversal); ranked by score (then time, id). Each keeps its first ``affected_limit`` affected
-    vertices (all: None). Tables weigh by their importance as of ``at`` (the window's end; by
-    default the last change's time), computed once here unless given."""
+    vertices (all: None), then what ``keep`` keeps of it (:func:`evaluate`). Tables weigh by their
+    importance as of ``at`` (the window's end; by default the last change's time), computed once
+    here unless given."""
     changes = list(changes)
     if importance is None:
         importance = importance_at(traversal, at or window_end(changes))
     return sorted(evaluate(changes, traversal, max_depth=max_depth, limit=affected_limit, columns=columns,
-                           importance=importance), key=rank_key)
+                           importance=importance, keep=keep), key=rank_key)
 
 
 def blast_stream(

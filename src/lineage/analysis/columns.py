@@ -67,10 +67,22 @@ def timeline_from_frames(vertices: Any, edges: Any) -> Timeline:
     """The same rows out of Spark DataFrames (the ``spark`` engine's graph), filtered in Spark."""
     from pyspark.sql import functions as F
 
-    keep = [c for c in ("id", "label", "name", "first_seen", "deleted_at", "properties") if c in vertices.columns]
-    rows = [r.asDict() for r in vertices.select(*keep).collect()]
+    keep = [c for c in ("id", "label", "name", "first_seen", "deleted_at") if c in vertices.columns]
+    lineage = F.col("properties").getItem(LINEAGE_PROPERTY) if "properties" in vertices.columns else F.lit(None)
+    rows = [_with_lineage(r.asDict()) for r in vertices.select(*keep, lineage.alias(LINEAGE_PROPERTY)).collect()]
     edge_rows = [r.asDict() for r in edges.where(F.col("relationship").isin(*RELATIONSHIPS)).collect()]
     return timeline(rows, edge_rows)
+
+
+LINEAGE_PROPERTY = "column_lineage"
+"""The one vertex property a column answer reads (a job's column lineage is ``complete`` or not):
+the column rows leave out every other (a platform's job SQL and run times: gigabytes as dicts)."""
+
+
+def _with_lineage(row: dict[str, Any]) -> dict[str, Any]:
+    value = row.pop(LINEAGE_PROPERTY, None)
+    row["properties"] = {LINEAGE_PROPERTY: value} if value is not None else {}
+    return row
 
 
 def columns_of_change(change: Mapping[str, Any]) -> list[str]:
@@ -264,10 +276,17 @@ def timeline_of(warehouse: Any, spark: Any = None) -> Timeline:
     wh = built(warehouse, "vertices", "edges")
     vertices = ds.dataset(str(wh.vertices), format="parquet")
     edges = ds.dataset(str(wh.edges), format="parquet")
-    vrows = vertices.to_table(columns=[c for c in ("id", "label", "first_seen", "deleted_at", "properties")
-                                       if c in vertices.schema.names]).to_pylist()
-    erows = edges.to_table(filter=pc.field("relationship").isin(list(RELATIONSHIPS))).to_pylist()
-    for row in (*vrows, *erows):
+    table = vertices.to_table(columns=[c for c in ("id", "label", "first_seen", "deleted_at", "properties")
+                                       if c in vertices.schema.names])
+    if "properties" in table.column_names:
+        lineage = pc.map_lookup(table.column("properties"), query_key=LINEAGE_PROPERTY, occurrence="first")
+        table = table.drop_columns(["properties"]).append_column(LINEAGE_PROPERTY, lineage)
+    vrows = [_with_lineage(row) for row in table.to_pylist()]
+    wanted = pc.field("relationship").isin(list(RELATIONSHIPS))
+    if "qualifier" in edges.schema.names:  # of FEEDS, the column FEEDS only (a table FEEDS has no qualifier)
+        wanted &= (pc.field("relationship") != FEEDS) | (pc.field("qualifier").is_valid() & (pc.field("qualifier") != ""))
+    erows = edges.to_table(filter=wanted).to_pylist()
+    for row in erows:
         if isinstance(row.get("properties"), list):
             row["properties"] = dict(row["properties"])
     return timeline(vrows, [e for e in erows if e["relationship"] != FEEDS or e.get("qualifier")])

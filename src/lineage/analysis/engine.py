@@ -36,7 +36,7 @@ class UnknownIds(UsageError):
     """Ids that are not vertices of the graph at that time (a usage error)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Affected:
     """A vertex reached from the sources: minimum hop distance and one shortest witness path
     (``path[0]`` is a source, ``path[-1]`` is ``id``, ``len(path) == distance + 1``);

@@ -14,6 +14,7 @@ from lineage.graph.api import change_rows
 from lineage.report import changes as changes_section
 from lineage.report import drift, health, history, operations
 from lineage.report.context import Context, iso
+from lineage.report.digest import keeper
 from lineage.report.hygiene import hygiene_section
 from lineage.report.model import Figure, Report
 from lineage.report.parts import parts
@@ -86,7 +87,8 @@ def report_and_history(warehouse: str | Path, window: Window, *, engine: str = "
     # auto: by what the walked windows' blast radius will cost, every affected vertex kept
     engine_name = choose_engine(warehouse, engine, window_question(change_rows(warehouse, start, window.until), None))
     walker = traversal(warehouse, engine_name)  # asked again for the column changes' table-level reach
-    everything = blast(warehouse, since=start, until=window.until, engine=engine_name, affected=None, walker=walker)
+    everything = blast(warehouse, since=start, until=window.until, engine=engine_name, affected=None, walker=walker,
+                       keep=keeper(ctx))  # of each affected set, what the sections read (report.digest)
     per_window = [stored.get(w.name) or figures(ctx, w, _within(everything, w)) for w in windows]
     for w, found in zip(windows, per_window):
         if stored.get(w.name) is None:

@@ -9,6 +9,7 @@ access`` answers).
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from typing import Any, Iterable, Mapping
 
@@ -50,8 +51,9 @@ def readers(ctx: Context, impact: ChangeImpact) -> dict[str, list[str]]:
 
 def top_assets(ctx: Context, impact: ChangeImpact, n: int = TOP_ASSETS) -> list[Asset]:
     """The most important affected assets: highest ``weight(label) / distance``, then by name."""
-    ranked = sorted(impact.affected, key=lambda a: (-weight(a.label) / max(a.distance, 1), ctx.name(a.id), a.id))
-    return [Asset(id=a.id, label=a.label, name=ctx.name(a.id), distance=a.distance) for a in ranked[:n]]
+    ranked = heapq.nsmallest(n, impact.affected,
+                             key=lambda a: (-weight(a.label) / max(a.distance, 1), ctx.name(a.id), a.id))
+    return [Asset(id=a.id, label=a.label, name=ctx.name(a.id), distance=a.distance) for a in ranked]
 
 
 def column_reach(ctx: Context, ranked: list[ChangeImpact], records: Mapping[str, Mapping[str, Any]],
