@@ -210,7 +210,7 @@ def blast(
     changes = [c for c in change_rows(warehouse, since, until) if kinds is None or c["kind"] in kinds]
     walker = walker or traversal(warehouse, engine, spark, window_question(changes, affected))
     return blast_radius(changes, walker, max_depth=max_depth, affected_limit=affected,
-                        columns=columns.for_changes(changes, warehouse, walker), at=to_time(until), keep=keep)
+                        columns=columns.for_changes(changes, warehouse), at=to_time(until), keep=keep)
 
 
 def blast_all(
@@ -225,7 +225,7 @@ def blast_all(
     """The same changes, ranked, each with *every* affected vertex, one at a time (streamed)."""
     changes = change_rows(warehouse, since, until)
     walker = traversal(warehouse, engine, spark, window_question(changes, 0))
-    return blast_stream(changes, walker, max_depth=max_depth, columns=columns.for_changes(changes, warehouse, walker),
+    return blast_stream(changes, walker, max_depth=max_depth, columns=columns.for_changes(changes, warehouse),
                         at=to_time(until))
 
 

@@ -70,8 +70,11 @@ def timeline_from_frames(vertices: Any, edges: Any) -> Timeline:
     keep = [c for c in ("id", "label", "name", "first_seen", "deleted_at") if c in vertices.columns]
     lineage = F.col("properties").getItem(LINEAGE_PROPERTY) if "properties" in vertices.columns else F.lit(None)
     rows = [_with_lineage(r.asDict()) for r in vertices.select(*keep, lineage.alias(LINEAGE_PROPERTY)).collect()]
-    edge_rows = [r.asDict() for r in edges.where(F.col("relationship").isin(*RELATIONSHIPS)).collect()]
-    return timeline(rows, edge_rows)
+    wanted = F.col("relationship").isin(*RELATIONSHIPS)
+    if "qualifier" in edges.columns:  # of FEEDS, the column FEEDS only, as timeline_of reads them
+        wanted &= (F.col("relationship") != FEEDS) | (F.col("qualifier").isNotNull() & (F.col("qualifier") != ""))
+    edge_rows = [r.asDict() for r in edges.where(wanted).collect()]
+    return timeline(rows, [e for e in edge_rows if e["relationship"] != FEEDS or e.get("qualifier")])
 
 
 LINEAGE_PROPERTY = "column_lineage"
@@ -292,13 +295,14 @@ def timeline_of(warehouse: Any, spark: Any = None) -> Timeline:
     return timeline(vrows, [e for e in erows if e["relationship"] != FEEDS or e.get("qualifier")])
 
 
-def for_changes(changes: Sequence[Mapping[str, Any]], warehouse: Any, traversal: Any) -> Timeline | None:
-    """The column rows when some change is a column kind (else None: nothing read), from the
-    traversal's engine (its SparkSession when it has one)."""
+def for_changes(changes: Sequence[Mapping[str, Any]], warehouse: Any) -> Timeline | None:
+    """The column rows when some change is a column kind (else None: nothing read), read with
+    pyarrow on either engine, as the change rows are: collected through Spark, the same rows
+    passed through Spark's Row objects too (at 10^6 events, 2 GB more in the driver's Python)."""
     if not any(c.get("kind") in COLUMN_KINDS or (c.get("kind") == "tag_change" and ids.label_of(c["entity_id"]) == "Column")
                for c in changes):
         return None
-    return timeline_of(warehouse, getattr(traversal, "spark", None))
+    return timeline_of(warehouse)
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ def change_ids_first(command):
             return command(*args, **kwargs)
         walker = traversal(kwargs["warehouse"], kwargs["engine"])
         ranked = blast_radius(changes, walker, max_depth=kwargs["max_depth"],
-                              columns=for_changes(changes, kwargs["warehouse"], walker))  # as blast-radius scores them
+                              columns=for_changes(changes, kwargs["warehouse"]))  # as blast-radius scores them
         if kwargs.get("as_json"):
             affected = {}
             for r in ranked:
