@@ -40,14 +40,16 @@ def test_kept_rows_are_copies_and_a_rewrite_is_read_again(tmp_path, monkeypatch)
     assert str(big.resolve()) not in api._kept
 
 
-def test_properties_keep_only_the_named_ones_of_those_labels(demo_warehouse):
-    """``load_rows(properties=...)`` (the report's runs, issue 31): of Jobs and Instances only the
-    named properties, filtered in Arrow; every other vertex and every edge exactly as read whole."""
-    from lineage.report.context import RUN_LABELS, RUN_PROPERTIES
+def test_every_vertex_with_the_named_properties_and_relationships(demo_warehouse):
+    """``every_vertex`` (what the report reads, issue 31): every vertex, of Jobs and Instances only
+    the named properties, and the edges of the named relationships, each exactly as read whole."""
+    from lineage.report.context import REPORT_RELATIONSHIPS, RUN_LABELS, RUN_PROPERTIES
 
     whole_vertices, whole_edges = api.load_rows(demo_warehouse)
-    vertices, edges = api.load_rows(demo_warehouse, properties=dict.fromkeys(RUN_LABELS, RUN_PROPERTIES))
-    assert edges == whole_edges
+    vertices, edges = api.every_vertex(demo_warehouse, relationships=REPORT_RELATIONSHIPS,
+                                       properties=dict.fromkeys(RUN_LABELS, RUN_PROPERTIES))
+    assert edges == [e for e in whole_edges if e["relationship"] in REPORT_RELATIONSHIPS]
+    assert 0 < len(edges) < len(whole_edges)
     assert len(vertices) == len(whole_vertices)
     slimmed = 0
     for row, whole in zip(vertices, whole_vertices):

@@ -78,7 +78,7 @@ def report_and_history(warehouse: str | Path, window: Window, *, engine: str = "
     oldest first). Kept out of ``report.json``: the same inputs give the same document."""
     warehouse = Warehouse.at(warehouse)  # one snapshot of the graph for every section
     moment = now or datetime.now(timezone.utc)
-    ctx = Context.of(warehouse, runs=False)  # of runs, what the report reads (status, end, node)
+    ctx = Context.of(warehouse, report=True)  # what the sections read of the graph
     windows = [window.previous(n) for n in range(TREND_WINDOWS - 1, -1, -1)]  # oldest first, this one last
     keys = [key for key, _ in HEADLINE]
     logs = history.builds(warehouse)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import InitVar, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 from lineage import ids
+from lineage.analysis import columns, propagation
 from lineage.analysis.access import Edge, Snapshot, Timeline
-from lineage.graph.api import load_rows
+from lineage.graph.api import every_vertex, load_rows
 
 NAME_PROPERTIES = ("name", "display_name", "node_name", "table_name", "user_name", "account")
 """Where a vertex keeps a human name; the id's key when none (``retail_dw.dwd_orders``)."""
@@ -19,6 +20,10 @@ RUN_PROPERTIES = ("status", "skynet_id", *RUN_TIME_PROPERTIES, *NAME_PROPERTIES)
 """All a report reads of a run's properties (``report.operations``): its state, when it ended,
 its node, its name. Not its SQL and timestamps of every step: runs are most of a platform's
 vertices, and their properties as Python dicts most of a report's memory."""
+REPORT_RELATIONSHIPS = propagation.RELATIONSHIPS | frozenset(columns.RELATIONSHIPS) | {"HAS_INSTANCE", "CHECKS", "MEMBER_OF"}
+"""What a report walks: access and sensitivity (``lineage access``, ``exposure``), column paths and
+readers, owners, a failed instance's node, quality rules; not a platform's DAG runs, domains,
+terms and downloads. A walk over another relationship raises (``access.Snapshot``)."""
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -35,21 +40,26 @@ class Context:
     warehouse: Path
     vertices: list[dict[str, Any]]
     edge_rows: InitVar[list[dict[str, Any]]]  # indexed into ``timeline`` (as ``edges``), then let go
+    relationships: InitVar[Collection[str] | None] = None  # the edges read are these only (a report)
     edges: list[Edge] = field(init=False)
     by_id: dict[str, dict[str, Any]] = field(init=False)
     timeline: Timeline = field(init=False)
     _snapshots: dict[datetime, Snapshot] = field(default_factory=dict, init=False)
 
-    def __post_init__(self, edge_rows: list[dict[str, Any]]) -> None:
-        self.timeline = Timeline(self.vertices, edge_rows)
+    def __post_init__(self, edge_rows: list[dict[str, Any]], relationships: Collection[str] | None) -> None:
+        self.timeline = Timeline(self.vertices, edge_rows, relationships)
         self.edges = self.timeline.edges
         self.by_id = {v["id"]: v for v in self.vertices}
 
     @classmethod
-    def of(cls, warehouse: str | Path, *, runs: bool = True) -> Context:
-        """The whole graph; ``runs`` False: of Jobs and Instances only :data:`RUN_PROPERTIES` (a report)."""
-        vertices, edges = load_rows(warehouse, properties=None if runs else dict.fromkeys(RUN_LABELS, RUN_PROPERTIES))
-        return cls(Path(warehouse), vertices, edges)
+    def of(cls, warehouse: str | Path, *, report: bool = False) -> Context:
+        """The whole graph; ``report``: what a report reads (:data:`REPORT_RELATIONSHIPS`, and of Jobs
+        and Instances only :data:`RUN_PROPERTIES`)."""
+        if not report:
+            return cls(Path(warehouse), *load_rows(warehouse))
+        vertices, edges = every_vertex(warehouse, relationships=REPORT_RELATIONSHIPS,
+                                       properties=dict.fromkeys(RUN_LABELS, RUN_PROPERTIES))
+        return cls(Path(warehouse), vertices, edges, REPORT_RELATIONSHIPS)
 
     def snapshot(self, moment: datetime) -> Snapshot:
         """The graph at ``moment``: a view of the timeline, cached with what it learnt of existence."""
