@@ -3,11 +3,12 @@ a four-week window and `report` of its last week, on each engine choice (`auto`,
 `local`), each its own `lineage` process as a user runs it, timed with the peak memory of its
 whole process tree (the Spark JVM included); then the answers are compared across engines.
 
-    lineage generate --out GEN --tables 6000 --days 28 --hub-changes 8
+    lineage generate --out GEN --tables 6000 --days 28 --hub-changes 16
     lineage ingest --warehouse W GEN/events && lineage build --warehouse W --aliases GEN/aliases.csv
     .venv/bin/python benchmarks/pairs.py --warehouse W --since 2026-09-28 --until 2026-10-26 --week 2026-W43
 
-"Same answers": every engine's blast-radius JSON equal to `local`'s (every change's count,
+"Same answers": every engine's blast-radius JSON equal to `local`'s (this run's, or an earlier
+run's kept in `--out`: every change's count,
 summary, score and listed vertices with their paths), and every `report.json` equal to `local`'s
 but for `generated_at` and `engine`. Each report computes its eight-week trend again
 (`--fresh-history`), so each walks the whole window, as the first report of a warehouse does;
@@ -90,6 +91,11 @@ def main() -> None:
         rows.append((f"report --week {options.week} (trend kept)", "auto", seconds, peak, status, "-",
                      err if status else ""))
     reference_blast, reference_report = blasts.get("local"), reports.get("local")
+    if reference_blast is None and (out / "blast-local.json").exists():  # an earlier run's, kept in --out
+        reference_blast = json.loads((out / "blast-local.json").read_text())
+    earlier = out / "report-local" / options.week / "report.json"
+    if reference_report is None and earlier.exists():
+        reference_report = json.loads(earlier.read_text())
     print("\n| command | engine | seconds | peak MB | exit | affected pairs | same answers as local |")
     print("|---|---|---|---|---|---|---|")
     for command, engine, seconds, peak, status, pairs, err in rows:
