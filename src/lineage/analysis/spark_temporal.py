@@ -236,10 +236,11 @@ class SparkTraversal:
             terms.setdefault(row["q"], []).append((row["label"], row["distance"], row["count"], row["factor"]))
         if limit is None:
             rows: Iterator[Any] = _batches(found, terms, len(queries))
-        elif limit > 0:
+        elif limit > 0:  # each query's first ``limit``, ranked once, collected a few thousand queries at a time
             rank = F.row_number().over(Window.partitionBy("q").orderBy("distance", "id"))
-            rows = iter(found.withColumn("_rank", rank).where(F.col("_rank") <= limit)
-                        .orderBy("q", "distance", "id").collect())
+            listed, _ = materialize(found.withColumn("_rank", rank).where(F.col("_rank") <= limit).drop("_rank"))
+            firsts = {q: [(None, 0, min(limit, sum(t[2] for t in found_terms)), 1.0)] for q, found_terms in terms.items()}
+            rows = _batches(listed, firsts, len(queries))
         else:
             rows = iter(())
         pending = next(rows, None)
