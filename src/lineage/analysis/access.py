@@ -25,6 +25,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from types import MappingProxyType
 from typing import Any
 
 from lineage import ids
@@ -58,11 +59,15 @@ def _time(value: Any) -> datetime | None:
     return parse_time(value) if value not in (None, "") else None
 
 
-def _props(value: Any) -> dict[str, str]:
+NO_PROPERTIES: Mapping[str, str] = MappingProxyType({})
+"""The properties of a row without any: one shared, read-only (most edge rows have none)."""
+
+
+def _props(value: Any) -> Mapping[str, str]:
     """Properties as a dict (pyarrow reads a parquet map as a list of (key, value) pairs); a
     row's own dict is shared, not copied (a report holds a million of them)."""
     if not value:
-        return {}
+        return NO_PROPERTIES
     if isinstance(value, dict):
         return value
     return dict(value.items() if isinstance(value, Mapping) else value)
@@ -110,7 +115,7 @@ class Timeline:
         self.rows = {v["id"]: v for v in vertices}
         self.labels: dict[str, str] = {i: v.get("label") or ids.label_of(i) for i, v in self.rows.items()}
         self.names: dict[str, str] = {i: v["name"] for i, v in self.rows.items() if v.get("name")}
-        self.properties: dict[str, dict[str, str]] = {i: _props(v.get("properties")) for i, v in self.rows.items()}
+        self.properties: dict[str, Mapping[str, str]] = {i: _props(v.get("properties")) for i, v in self.rows.items()}
         self.out: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self.into: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self.edge_only: dict[str, list[Edge]] = defaultdict(list)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
@@ -210,7 +211,7 @@ def blast(
     changes = [c for c in change_rows(warehouse, since, until) if kinds is None or c["kind"] in kinds]
     walker = walker or traversal(warehouse, engine, spark, window_question(changes, affected))
     return blast_radius(changes, walker, max_depth=max_depth, affected_limit=affected,
-                        columns=columns.for_changes(changes, warehouse), at=to_time(until), keep=keep)
+                        columns=partial(columns.for_changes, changes, warehouse), at=to_time(until), keep=keep)
 
 
 def blast_all(

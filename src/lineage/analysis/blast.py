@@ -242,11 +242,16 @@ def evaluate(
     all break walks (the breaks' first ``limit`` affected kept; a restriction's walk whole, as its
     score needs it behind its jobs). ``importance``: :func:`importance_at` (none: every table 1).
     ``keep``: applied to each answer as it comes, so only what it keeps is held (the report keeps
-    of every affected set what its sections read: millions of pairs would not fit as objects)."""
+    of every affected set what its sections read: millions of pairs would not fit as objects).
+    ``columns``: the column rows (``lineage.analysis.columns.timeline_of``), or a function that
+    reads them: then they are read here and let go before the table-level walk (0.8 GB on the
+    platform of ``benchmarks/pairs.py``, which a Spark run held beside its JVM's peak)."""
     importance = importance or {}
     keep = keep or (lambda impact: impact)
     if plans is None:
         plans = effects_of.plan(changes, traversal)  # type: ignore[arg-type]
+    if callable(columns):
+        columns = columns()
     if columns is not None:  # a sensitive tag on a column: where its values flow (lineage.analysis.columns)
         from lineage.analysis.columns import tag_plans
 
@@ -259,6 +264,7 @@ def evaluate(
         for i, affected in column_breaks(changes, breaks, traversal, columns, max_depth=max_depth).items():
             out[i] = keep(_column(changes[i], affected, limit, importance))
         breaks = [i for i in breaks if out[i] is None]
+    del columns  # read by a loader: let go before the table-level walk, which holds the most
     for n, found in traversal.impacts([query_of(changes[i]) for i in breaks], max_depth=max_depth, limit=limit,
                                       weigh=weight, importance=importance):
         out[breaks[n]] = keep(_impact(changes[breaks[n]], found))

@@ -15,8 +15,9 @@ the driver collects only those, or streams every row (``limit=None``).
 
 from __future__ import annotations
 
-from pathlib import Path
+from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterator, Mapping, Sequence
 
 from lineage.render import progress
@@ -224,37 +225,61 @@ class SparkTraversal:
 
         if not queries:
             return
-        found = self.search(queries, max_depth=max_depth)
-        factor = F.lit(1.0)
-        counted = found
-        if importance:
-            weights = self.spark.createDataFrame(sorted(importance.items()), "id string, importance double")
-            counted = found.join(F.broadcast(weights), "id", "left")
-            factor = F.when(F.col("label") == IMPORTANT_LABEL, F.coalesce("importance", F.lit(1.0))).otherwise(1.0)
-        terms: dict[int, list[tuple[str | None, int, int, float]]] = {}
-        for row in counted.groupBy("q", "label", "distance", factor.alias("factor")).count().collect():
-            terms.setdefault(row["q"], []).append((row["label"], row["distance"], row["count"], row["factor"]))
-        if limit is None:
-            rows: Iterator[Any] = _batches(found, terms, len(queries))
-        elif limit > 0:  # each query's first ``limit``, ranked once, collected a few thousand queries at a time
-            rank = F.row_number().over(Window.partitionBy("q").orderBy("distance", "id"))
-            listed, _ = materialize(found.withColumn("_rank", rank).where(F.col("_rank") <= limit).drop("_rank"))
-            firsts = {q: [(None, 0, min(limit, sum(t[2] for t in found_terms)), 1.0)] for q, found_terms in terms.items()}
-            rows = _batches(listed, firsts, len(queries))
+        with spread(self.spark):  # gigabytes of paths at 16.6M pairs: not in 4 partitions
+            found = self.search(queries, max_depth=max_depth)
+            factor = F.lit(1.0)
+            counted = found
+            if importance:
+                weights = self.spark.createDataFrame(sorted(importance.items()), "id string, importance double")
+                counted = found.join(F.broadcast(weights), "id", "left")
+                factor = F.when(F.col("label") == IMPORTANT_LABEL, F.coalesce("importance", F.lit(1.0))).otherwise(1.0)
+            terms: dict[int, list[tuple[str | None, int, int, float]]] = {}
+            for row in counted.groupBy("q", "label", "distance", factor.alias("factor")).count().collect():
+                terms.setdefault(row["q"], []).append((row["label"], row["distance"], row["count"], row["factor"]))
+            if limit is None:
+                rows: Iterator[Any] = _batches(found, terms, len(queries))
+            elif limit > 0:  # each query's first ``limit``, ranked once, collected a few thousand queries at a time
+                rank = F.row_number().over(Window.partitionBy("q").orderBy("distance", "id"))
+                listed, _ = materialize(found.withColumn("_rank", rank).where(F.col("_rank") <= limit).drop("_rank"))
+                firsts = {q: [(None, 0, min(limit, sum(t[2] for t in found_terms)), 1.0)] for q, found_terms in terms.items()}
+                rows = _batches(listed, firsts, len(queries))
+            else:
+                rows = iter(())
+            pending = next(rows, None)
+            for q in range(len(queries)):
+                affected = []
+                while pending is not None and pending["q"] == q:
+                    affected.append(Affected(pending["id"], pending["label"], pending["distance"], tuple(pending["path"])))
+                    pending = next(rows, None)
+                counts = sorted(terms.get(q, []), key=lambda t: (t[0] is None, t[0] or "", t[1], t[3]))
+                summary: dict[str, int] = {}
+                for label, _, n, _ in counts:
+                    summary[label] = summary.get(label, 0) + n  # type: ignore[index]
+                total = exact_sum((weigh(label) * factor / max(distance, 1), n) for label, distance, n, factor in counts)
+                yield q, Impact(sum(n for _, _, n, _ in counts), summary, total, tuple(affected))
+
+
+SPREAD_PARTITIONS = "200"
+"""The shuffle partitions a traversal's frames start from. At 16.6 million affected pairs they
+hold gigabytes of paths: in the session's few partitions (``LINEAGE_SHUFFLE_PARTITIONS``, 4) a
+task of the count after the walk ran out of execution memory. Adaptive execution coalesces the
+partitions back to about 64 MB each, so a small graph's frames stay in a few."""
+
+
+@contextmanager
+def spread(spark: "SparkSession") -> Iterator[None]:
+    """Within the block, adaptive execution starts every shuffle from :data:`SPREAD_PARTITIONS`
+    (``spark.sql.adaptive.coalescePartitions.initialPartitionNum``); restored after."""
+    key = "spark.sql.adaptive.coalescePartitions.initialPartitionNum"
+    before = spark.conf.get(key, None)
+    spark.conf.set(key, SPREAD_PARTITIONS)
+    try:
+        yield
+    finally:
+        if before is None:
+            spark.conf.unset(key)
         else:
-            rows = iter(())
-        pending = next(rows, None)
-        for q in range(len(queries)):
-            affected = []
-            while pending is not None and pending["q"] == q:
-                affected.append(Affected(pending["id"], pending["label"], pending["distance"], tuple(pending["path"])))
-                pending = next(rows, None)
-            counts = sorted(terms.get(q, []), key=lambda t: (t[0] is None, t[0] or "", t[1], t[3]))
-            summary: dict[str, int] = {}
-            for label, _, n, _ in counts:
-                summary[label] = summary.get(label, 0) + n  # type: ignore[index]
-            total = exact_sum((weigh(label) * factor / max(distance, 1), n) for label, distance, n, factor in counts)
-            yield q, Impact(sum(n for _, _, n, _ in counts), summary, total, tuple(affected))
+            spark.conf.set(key, before)
 
 
 COLLECT_ROWS = 200_000

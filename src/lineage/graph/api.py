@@ -12,7 +12,7 @@ import sys
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Mapping
+from typing import TYPE_CHECKING, Any, Collection, Iterator, Mapping
 
 from lineage.errors import UsageError
 from lineage.events.base import parse_time
@@ -283,6 +283,22 @@ def _read_table(path: Path, where: Any = None) -> Any:
     import pyarrow.parquet as pq
 
     return pq.read_table(str(path), filters=where)
+
+
+REPEATED = ("id", "label", "src", "dst", "relationship", "qualifier", "src_label", "dst_label")
+"""Columns whose strings recur across rows (an id in every edge that names it): held once."""
+BATCH_ROWS = 65_536
+
+
+def stream_rows(table: Any) -> Iterator[dict[str, Any]]:
+    """:func:`_as_rows`, one record batch at a time, the :data:`REPEATED` strings interned: for a
+    reader that indexes the rows as they come, so the whole table never exists as dicts at once."""
+    repeated = [name for name in REPEATED if name in table.column_names]
+    for batch in table.to_batches(max_chunksize=BATCH_ROWS):
+        for row in _as_rows(batch):
+            for name in repeated:
+                row[name] = _once(row[name])
+            yield row
 
 
 def _as_rows(table: Any) -> list[dict[str, Any]]:
