@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import InitVar, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Collection
+from typing import Any, Collection, Iterable
 
 from lineage import ids
 from lineage.analysis import columns, propagation
@@ -39,14 +39,14 @@ def iso(moment: datetime | None) -> str | None:
 class Context:
     warehouse: Path
     vertices: list[dict[str, Any]]
-    edge_rows: InitVar[list[dict[str, Any]]]  # indexed into ``timeline`` (as ``edges``), then let go
+    edge_rows: InitVar[Iterable[dict[str, Any]]]  # read once: indexed into ``timeline`` (as ``edges``), then let go
     relationships: InitVar[Collection[str] | None] = None  # the edges read are these only (a report)
     edges: list[Edge] = field(init=False)
     by_id: dict[str, dict[str, Any]] = field(init=False)
     timeline: Timeline = field(init=False)
     _snapshots: dict[datetime, Snapshot] = field(default_factory=dict, init=False)
 
-    def __post_init__(self, edge_rows: list[dict[str, Any]], relationships: Collection[str] | None) -> None:
+    def __post_init__(self, edge_rows: Iterable[dict[str, Any]], relationships: Collection[str] | None) -> None:
         self.timeline = Timeline(self.vertices, edge_rows, relationships)
         self.edges = self.timeline.edges
         self.by_id = {v["id"]: v for v in self.vertices}
