@@ -282,7 +282,7 @@ def timeline_of(warehouse: Any) -> Timeline:
     else:  # no column FEEDS at all
         wanted &= pc.field("relationship") != FEEDS
     read = edges.to_table(filter=wanted, columns=[c for c in EDGE_COLUMNS if c in edges.schema.names])
-    return timeline(vrows, stream_rows(read))
+    return Timeline(vrows, stream_rows(read))  # already only RELATIONSHIPS: not filtered again row by row
 
 
 def for_changes(changes: Sequence[Mapping[str, Any]], warehouse: Any) -> Timeline | None:
