@@ -281,6 +281,41 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, setting
     return spark
 
 
+def running() -> bool:
+    """Whether a SparkContext is running in this process (a notebook's, the tests', a command's)."""
+    context = sys.modules.get("pyspark.context")
+    return context is not None and getattr(context.SparkContext, "_active_spark_context", None) is not None
+
+
+def end() -> None:
+    """Stop the running session and end its JVM, whose heap stays resident after a mere ``stop()``:
+    for a command whose Spark work is done before it reads the rest in Python (the report). A
+    later :func:`get_spark` starts a new JVM."""
+    if "pyspark.context" not in sys.modules:
+        return
+    from pyspark import SparkContext
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession()
+    if session is not None:
+        session.stop()
+    elif SparkContext._active_spark_context is not None:
+        SparkContext._active_spark_context.stop()
+    gateway = SparkContext._gateway
+    proc = getattr(gateway, "proc", None)
+    if gateway is not None:
+        gateway.shutdown()
+    if proc is not None:  # the gateway JVM exits when its stdin closes (PythonGatewayServer)
+        import subprocess
+
+        proc.stdin.close()
+        try:
+            proc.wait(EXITING)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    SparkContext._gateway = SparkContext._jvm = None
+
+
 def _quiet_accumulators(spark: "SparkSession") -> None:
     """When the JVM dies (out of memory: :func:`explain`), PySpark's accumulator server thread
     prints its lost connection as a Python traceback; the command's own paragraph says what happened."""

@@ -9,9 +9,10 @@ will hold (:func:`choose`, a pure function of sizes), and :func:`open_engine` an
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from lineage.analysis.engine import Engine, Traversal
 from lineage.settings import Settings, current
@@ -178,3 +179,17 @@ def traversal(warehouse: str | Path, engine: str = "auto", spark: "SparkSession 
     from lineage.analysis.spark_temporal import SparkTraversal
 
     return SparkTraversal.from_warehouse(warehouse, spark)
+
+
+@contextmanager
+def walking(warehouse: str | Path, engine: str = "auto", question: Question | None = None) -> Iterator[Traversal]:
+    """:func:`traversal`, for a command that walks first and reads the rest of the graph after: once
+    its walks are done, a Spark session it started is stopped and its JVM ended (a session already
+    running, a notebook's or the tests', is left as it was), so what it reads next is never held
+    beside a Spark heap. Not on an error: the JVM's exit status is how an out-of-memory is told."""
+    from lineage import spark
+
+    was_running = spark.running()
+    yield traversal(warehouse, engine, question=question)
+    if not was_running and spark.running():
+        spark.end()

@@ -6,9 +6,9 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from lineage.analysis.api import blast, traversal, window_question
+from lineage.analysis.api import blast, window_question
 from lineage.analysis.blast import ChangeImpact
-from lineage.analysis.engines import choose_engine
+from lineage.analysis.engines import choose_engine, walking
 from lineage.analysis.rules import EFFECTS
 from lineage.graph.api import change_rows
 from lineage.report import changes as changes_section
@@ -64,6 +64,19 @@ def figures(ctx: Context, window: Window, ranked: list[ChangeImpact]) -> dict[st
     }
 
 
+def _walk(warehouse: Warehouse, engine: str, start: datetime, window: Window,
+          records: dict[str, dict]) -> tuple[list[ChangeImpact], dict[str, int]]:
+    """The report's one blast-radius pass (every change from ``start``, each affected set
+    digested as it comes) and the table-level reach of ``window``'s column changes; then the
+    engine is let go (a Spark JVM this started ends), so the sections' context, read after, is
+    never held beside the walk's memory (issue 31: the two together passed 7 GB on Spark)."""
+    with walking(warehouse, engine) as walker:
+        everything = blast(warehouse, since=start, until=window.until, engine=engine, affected=None, walker=walker,
+                           keep=keeper(Context.marks(warehouse)))  # what the sections read (report.digest)
+        downstream = changes_section.table_reach(_within(everything, window), records, walker)
+    return everything, downstream
+
+
 def report(warehouse: str | Path, window: Window, *, engine: str = "auto", top: int = 10,
            now: datetime | None = None, fresh: bool = False) -> Report:
     """The report of ``window``: every figure from the analysis API over the built graph. The
@@ -78,7 +91,6 @@ def report_and_history(warehouse: str | Path, window: Window, *, engine: str = "
     oldest first). Kept out of ``report.json``: the same inputs give the same document."""
     warehouse = Warehouse.at(warehouse)  # one snapshot of the graph for every section
     moment = now or datetime.now(timezone.utc)
-    ctx = Context.of(warehouse, report=True)  # what the sections read of the graph
     windows = [window.previous(n) for n in range(TREND_WINDOWS - 1, -1, -1)]  # oldest first, this one last
     keys = [key for key, _ in HEADLINE]
     logs = history.builds(warehouse)
@@ -86,9 +98,9 @@ def report_and_history(warehouse: str | Path, window: Window, *, engine: str = "
     start = min(w.since for w in windows if stored.get(w.name) is None)  # this window is always walked
     # auto: by what the walked windows' blast radius will cost, every affected vertex kept
     engine_name = choose_engine(warehouse, engine, window_question(change_rows(warehouse, start, window.until), None))
-    walker = traversal(warehouse, engine_name)  # asked again for the column changes' table-level reach
-    everything = blast(warehouse, since=start, until=window.until, engine=engine_name, affected=None, walker=walker,
-                       keep=keeper(ctx))  # of each affected set, what the sections read (report.digest)
+    records = {c["change_id"]: c for c in change_rows(warehouse, window.since, window.until)}
+    everything, downstream = _walk(warehouse, engine_name, start, window, records)
+    ctx = Context.of(warehouse, report=True)  # what the sections read of the graph, once the engine let go
     per_window = [stored.get(w.name) or figures(ctx, w, _within(everything, w)) for w in windows]
     for w, found in zip(windows, per_window):
         if stored.get(w.name) is None:
@@ -97,8 +109,7 @@ def report_and_history(warehouse: str | Path, window: Window, *, engine: str = "
                        delta=per_window[-1][key] - per_window[-2][key], trend=[f[key] for f in per_window])
                 for key, title in HEADLINE]
     ranked = _within(everything, window)
-    records = {c["change_id"]: c for c in change_rows(warehouse, window.since, window.until)}
-    rows, read = changes_section.change_rows(ctx, ranked, changes_section.column_reach(ctx, ranked, records, walker))
+    rows, read = changes_section.change_rows(ctx, ranked, changes_section.column_reach(ctx, ranked, records, downstream))
     people = changes_section.people(ctx, ranked, read)
     return Report(
         generated_at=iso(moment), week=window.name, since=iso(window.since),

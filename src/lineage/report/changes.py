@@ -56,33 +56,39 @@ def top_assets(ctx: Context, impact: ChangeImpact, n: int = TOP_ASSETS) -> list[
     return [Asset(id=a.id, label=a.label, name=ctx.name(a.id), distance=a.distance) for a in ranked]
 
 
+def table_reach(ranked: list[ChangeImpact], records: Mapping[str, Mapping[str, Any]],
+                traversal: Traversal) -> dict[str, int]:
+    """Change id -> the tables one table-level walk of ``traversal`` reaches from the changed
+    table, one instant before, for each field removal or column type change of ``ranked`` (the
+    other side of :func:`column_reach`; walked before the report reads its context)."""
+    asked = [impact for impact in ranked
+             if impact.kind in COLUMN_KINDS and impact.time is not None and records.get(impact.change_id)]
+    if not asked:
+        return {}
+    walks = traversal.impacts([query_of(records[impact.change_id]) for impact in asked], max_depth=None, limit=0,
+                              weigh=weight)
+    return {asked[n].change_id: found.summary.get("Table", 0) for n, found in walks}
+
+
 def column_reach(ctx: Context, ranked: list[ChangeImpact], records: Mapping[str, Mapping[str, Any]],
-                 traversal: Traversal) -> dict[str, ColumnReach]:
+                 downstream: Mapping[str, int]) -> dict[str, ColumnReach]:
     """Change id -> how many of its table's downstream tables read the changed columns, for
     each field removal or column type change whose columns the graph knows (as blast radius
     scored it column-precisely): the tables of its column-precise affected set against the
-    tables one table-level walk of ``traversal`` reaches from its table, one instant before,
-    with the column paths to the nearest readers (``lineage.analysis.columns.column_paths``)."""
-    asked: list[tuple[ChangeImpact, list[str], list[tuple[str, ...]], Any]] = []
+    tables a table-level walk reaches from its table (``downstream``: :func:`table_reach`), with
+    the column paths to the nearest readers (``lineage.analysis.columns.column_paths``)."""
+    out: dict[str, ColumnReach] = {}
     for impact in ranked:
         change = records.get(impact.change_id)
-        if impact.kind not in COLUMN_KINDS or impact.time is None or not change:
+        if impact.change_id not in downstream or impact.time is None or not change:
             continue
         snap = ctx.snapshot(impact.time - BEFORE)
         named = known_columns(snap, change)
         if named:
-            asked.append((impact, named, column_paths(snap, change), snap))
-    out: dict[str, ColumnReach] = {}
-    if not asked:
-        return out
-    walks = traversal.impacts([query_of(records[a[0].change_id]) for a in asked], max_depth=None, limit=0,
-                              weigh=weight)
-    for n, found in walks:
-        impact, named, paths, snap = asked[n]
-        out[impact.change_id] = ColumnReach(
-            columns=named, reading=sum(a.label == "Table" for a in impact.affected),
-            downstream=found.summary.get("Table", 0),
-            paths=[[column_name(snap, c) for c in path] for path in paths])
+            out[impact.change_id] = ColumnReach(
+                columns=named, reading=sum(a.label == "Table" for a in impact.affected),
+                downstream=downstream[impact.change_id],
+                paths=[[column_name(snap, c) for c in path] for path in column_paths(snap, change)])
     return out
 
 

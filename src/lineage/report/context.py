@@ -10,6 +10,7 @@ from typing import Any, Collection, Iterable
 from lineage import ids
 from lineage.analysis import columns, propagation
 from lineage.analysis.access import Edge, Snapshot, Timeline
+from lineage.analysis.people import OWNS
 from lineage.graph.api import every_vertex, load_rows
 
 NAME_PROPERTIES = ("name", "display_name", "node_name", "table_name", "user_name", "account")
@@ -24,6 +25,9 @@ REPORT_RELATIONSHIPS = propagation.RELATIONSHIPS | frozenset(columns.RELATIONSHI
 """What a report walks: access and sensitivity (``lineage access``, ``exposure``), column paths and
 readers, owners, a failed instance's node, quality rules; not a platform's DAG runs, domains,
 terms and downloads. A walk over another relationship raises (``access.Snapshot``)."""
+
+MARK_PROPERTIES = ("status", *NAME_PROPERTIES)
+MARK_RELATIONSHIPS = frozenset({OWNS})
 
 
 def iso(moment: datetime | None) -> str | None:
@@ -60,6 +64,15 @@ class Context:
         vertices, edges = every_vertex(warehouse, relationships=REPORT_RELATIONSHIPS,
                                        properties=dict.fromkeys(RUN_LABELS, RUN_PROPERTIES))
         return cls(Path(warehouse), vertices, edges, REPORT_RELATIONSHIPS)
+
+    @classmethod
+    def marks(cls, warehouse: str | Path) -> Context:
+        """What ``report.digest.keeper`` reads while the engine walks: every vertex with only its
+        names and status (:data:`MARK_PROPERTIES`), and the ``OWNS`` edges; a tenth of :meth:`of`'s
+        report context, which is read after the walk, once the engine has let go."""
+        vertices, edges = every_vertex(warehouse, relationships=MARK_RELATIONSHIPS,
+                                       properties=dict.fromkeys(ids.LABELS, MARK_PROPERTIES))
+        return cls(Path(warehouse), vertices, edges, MARK_RELATIONSHIPS)
 
     def snapshot(self, moment: datetime) -> Snapshot:
         """The graph at ``moment``: a view of the timeline, cached with what it learnt of existence."""
