@@ -197,15 +197,18 @@ def load_rows(
     for end in ("src_label", "dst_label") if without else ():
         outside = ~ds.field(end).isin(sorted(without)) | ds.field(end).is_null()
         pushed = outside if pushed is None else pushed & outside
+    if around is not None:  # decoded and tested batch by batch as it is read, not read whole first
+        wanted = _strings(around)
+        touching = ds.field("src").isin(wanted) | ds.field("dst").isin(wanted)
+        pushed = touching if pushed is None else pushed & touching
     edges = _read_table(wh.edges, pushed)
-    if around is not None:
-        edges = edges.filter(_touching(edges, around))
     for relationship, ids in (near or {}).items():
         edges = edges.filter(pc.or_(pc.not_equal(edges.column("relationship"), relationship), _touching(edges, ids)))
     named = set(edges.column("src").to_pylist()) | set(edges.column("dst").to_pylist()) | set(around or ()) | set(named)
-    outside = None if not without else ~ds.field("label").isin(sorted(without)) | ds.field("label").is_null()
-    vertices = _read_table(wh.vertices, outside)
-    vertices = vertices.filter(pc.is_in(vertices.column("id"), value_set=_strings(named)))
+    chosen = ds.field("id").isin(_strings(named))
+    if without:
+        chosen &= ~ds.field("label").isin(sorted(without)) | ds.field("label").is_null()
+    vertices = _read_table(wh.vertices, chosen)
     return rows_at(_as_rows(vertices), _as_rows(edges), to_time(as_of))
 
 
@@ -224,6 +227,15 @@ def every_vertex(warehouse: str | Path, *, relationships: Collection[str],
     vertices = list(stream_rows(_slim(_read_table(wh.vertices), properties)))
     edges = _read_table(wh.edges, ds.field("relationship").isin(sorted(relationships)))
     return vertices, stream_rows(edges)
+
+
+def release_arrow() -> None:
+    """Give back to the system what Arrow's memory pool kept of freed buffers, after a large read
+    whose tables are gone: mimalloc keeps it for reuse, resident. The report's keeper marks
+    (``report.digest.Marks``) held 502 MiB resident for 168 MiB of Python objects without this."""
+    import pyarrow as pa
+
+    pa.default_memory_pool().release_unused()
 
 
 def _once(value: Any) -> Any:
