@@ -71,14 +71,32 @@ def test_what_is_kept_of_one_change():
     vertices = [vertex("table:t", "Table"), vertex("job:failed", "Job", status="Failed"),
                 vertex("job:owned", "Job", status="Success"), vertex("job:plain", "Job", status="Success"),
                 vertex("dag:d", "Dag"), vertex("user:u", "User"), *(vertex(i, "Instance") for i in instances)]
-    ctx = Context(Path("."), vertices, [{"src": "user:u", "dst": "job:owned", "relationship": "OWNS"}])
+    edges = [{"src": "user:u", "dst": "job:owned", "relationship": "OWNS"}]
+    ctx = Context(Path("."), vertices, edges)
     affected = [Affected("table:t", "Table", 5, ()), *(Affected(i, "Instance", 1, ()) for i in instances),
                 *(Affected(j, "Job", 5, ()) for j in ("job:failed", "job:owned", "job:plain")),
                 Affected("dag:d", "Dag", 6, ())]
     impact = ChangeImpact("c", "table:s", "Table", "schema_change", datetime(2026, 1, 1, tzinfo=timezone.utc),
                           None, "e", 1.0, {}, len(affected), tuple(affected))
-    kept = digest.keeper(ctx)(impact)
+    kept = digest.keeper(digest.Marks.of_rows(vertices, edges))(impact)
     top = ["table:t", *instances[:7]]  # weight / distance: the table (3/5), then instances (0.25/1) by name
     assert [a.id for a in kept.affected] == ["table:t", *instances[:7], "job:failed", "job:owned"]
     assert [a.id for a in report_build.changes_section.top_assets(ctx, kept)] == top
     assert (kept.count, kept.score, kept.change_id) == (impact.count, impact.score, impact.change_id)
+
+
+@pytest.mark.parametrize("fixture", ["demo_warehouse", "generated"])
+def test_the_marks_read_in_arrow_are_the_marks_of_the_rows(request, fixture):
+    """What the keeper reads while the engine walks, computed in Arrow (``Marks.of``), is its
+    definition on the graph's rows: every name the report would show, every owned or failed id."""
+    from lineage.graph.api import load_rows
+    from lineage.report.context import Context
+
+    source = request.getfixturevalue(fixture)
+    warehouse = getattr(source, "warehouse", source)
+    vertices, edges = load_rows(warehouse)
+    marks = digest.Marks.of(warehouse)
+    assert marks == digest.Marks.of_rows(vertices, edges)
+    assert marks.wanted and len(marks.names) > len(vertices) // 2
+    ctx = Context(warehouse, vertices, edges)
+    assert all(marks.name(v["id"]) == ctx.name(v["id"]) for v in vertices)

@@ -14,7 +14,7 @@ from lineage.graph.api import change_rows
 from lineage.report import changes as changes_section
 from lineage.report import drift, health, history, operations
 from lineage.report.context import Context, iso
-from lineage.report.digest import keeper
+from lineage.report.digest import Marks, keeper
 from lineage.report.hygiene import hygiene_section
 from lineage.report.model import Figure, Report
 from lineage.report.parts import parts
@@ -72,7 +72,7 @@ def _walk(warehouse: Warehouse, engine: str, start: datetime, window: Window,
     never held beside the walk's memory (issue 31: the two together passed 7 GB on Spark)."""
     with walking(warehouse, engine) as walker:
         everything = blast(warehouse, since=start, until=window.until, engine=engine, affected=None, walker=walker,
-                           keep=keeper(Context.marks(warehouse)))  # what the sections read (report.digest)
+                           keep=keeper(Marks.of(warehouse)))  # what the sections read (report.digest)
         downstream = changes_section.table_reach(_within(everything, window), records, walker)
     return everything, downstream
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import heapq
 from collections import defaultdict
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Protocol
 
 from lineage.analysis.blast import ChangeImpact, weight
 from lineage.analysis.columns import COLUMN_KINDS, column_name, column_paths, known_columns
@@ -49,7 +49,11 @@ def readers(ctx: Context, impact: ChangeImpact) -> dict[str, list[str]]:
     return {pid: sorted(found) for pid, found in readers_at(snap, tables).items()}
 
 
-def top_assets(ctx: Context, impact: ChangeImpact, n: int = TOP_ASSETS) -> list[Asset]:
+class Named(Protocol):
+    def name(self, vertex: str | None) -> str: ...
+
+
+def top_assets(ctx: Named, impact: ChangeImpact, n: int = TOP_ASSETS) -> list[Asset]:
     """The most important affected assets: highest ``weight(label) / distance``, then by name."""
     ranked = heapq.nsmallest(n, impact.affected,
                              key=lambda a: (-weight(a.label) / max(a.distance, 1), ctx.name(a.id), a.id))
