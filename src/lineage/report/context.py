@@ -26,7 +26,6 @@ readers, owners, a failed instance's node, quality rules; not a platform's DAG r
 terms and downloads. A walk over another relationship raises (``access.Snapshot``)."""
 
 
-
 def given_name(row: Mapping[str, Any] | None) -> str | None:
     """A vertex row's human name: its ``name``, else the first of its :data:`NAME_PROPERTIES`
     that is set (None: it has none)."""
