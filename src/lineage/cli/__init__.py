@@ -386,10 +386,12 @@ def report_command(warehouse: Path, out: Path, week: str | None, since: str | No
 def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None, since: str | None,
            until: str | None, engine: str, top: int, as_json: bool, fresh: bool, pairs: bool, wait: float) -> None:
     """The scheduler's job: ingest what is new, build, report (exit 3: report written, inputs incomplete)."""
+    from lineage import spark
     from lineage.graph.build import up_to_date
     from lineage.ingest.pipeline import ingest as run_ingest
     from lineage.store.lock import writer
 
+    was_running = spark.running()
     with writer(warehouse, "lineage weekly", wait, say):  # one lock for both steps: no writer in between
         result = run_ingest(paths, warehouse, settings=settings(), say=say)
         say(f"weekly: ingested {result.total.accepted} new event(s) ({result.total.duplicates} already known, "
@@ -402,6 +404,8 @@ def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None
     else:
         say(f"weekly: nothing new since build {last['build_id']}: its graph is kept ({last['vertices']} vertices, "
             f"{last['edges']} edges)")
+    if not was_running and spark.running():  # the build's JVM, its heap grown to the build's, is not kept beside the report
+        spark.end()
     _write_report(warehouse, out, week, since, until, engine, top, as_json, fresh, pairs)
 
 
