@@ -271,6 +271,8 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, setting
             shipped = [spark_conf.get("spark.submit.pyFiles"), str(package_zip(settings))]
             spark_conf["spark.submit.pyFiles"] = ",".join(filter(None, shipped))
     spark_conf.update(conf)
+    if not launched and not running():  # this launches the JVM: its heap, as explain names it
+        LAUNCHED["heap"] = spark_conf.get("spark.driver.memory", settings.driver_memory)
     builder = SparkSession.builder.appName(app_name)
     for key, value in spark_conf.items():
         builder = builder.config(key, value)
@@ -314,6 +316,11 @@ def end() -> None:
         except subprocess.TimeoutExpired:
             proc.kill()
     SparkContext._gateway = SparkContext._jvm = None
+
+
+LAUNCHED: dict[str, str] = {}
+"""Of the JVM this process launched last: its driver ``heap`` (sized to a walk's graph, or
+``LINEAGE_DRIVER_MEMORY``)."""
 
 
 def _quiet_accumulators(spark: "SparkSession") -> None:
@@ -423,7 +430,9 @@ def explain(exc: BaseException, *, alternative: bool = True, settings: Settings 
     chain = _chain(exc)
     status = _jvm_exit(lost=any(type(e).__name__ in LOST for e in chain))
     java = any(word in str(e) for e in chain for word in JAVA_SIGNATURES)
-    heap = f"spark.driver.memory = {settings.driver_memory}, set by LINEAGE_DRIVER_MEMORY"
+    launched = LAUNCHED.get("heap", settings.driver_memory)
+    heap = (f"spark.driver.memory = {launched}, set by LINEAGE_DRIVER_MEMORY" if launched == settings.driver_memory
+            else f"spark.driver.memory = {launched}, sized to the graph; LINEAGE_DRIVER_MEMORY sets it")
     free = f"{gib(available_bytes())} of memory are available now"
     if status is not None or java:
         if status is not None and status < 0:

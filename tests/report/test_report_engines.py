@@ -56,7 +56,8 @@ WALK = textwrap.dedent("""
         assert isinstance(walker, SparkTraversal) and spark.running()
         jvm = SparkContext._gateway.proc
         alive = jvm.poll() is None
-    ended = {"alive_while_walking": alive, "running_after": spark.running(), "jvm_exit": jvm.poll()}
+        heap = walker.spark.sparkContext.getConf().get("spark.driver.memory")
+    ended = {"alive_while_walking": alive, "running_after": spark.running(), "jvm_exit": jvm.poll(), "heap": heap}
     try:
         with walking(sys.argv[1], "spark") as walker:  # a new JVM, then a failure inside the walk
             failing = SparkContext._gateway.proc
@@ -69,8 +70,11 @@ WALK = textwrap.dedent("""
 
 
 def test_a_walk_that_started_spark_ends_its_jvm_but_not_on_an_error(demo_warehouse):
+    environment = {k: v for k, v in os.environ.items() if k != "LINEAGE_DRIVER_MEMORY"}
     ran = subprocess.run([sys.executable, "-c", WALK, str(demo_warehouse)], capture_output=True, text=True,
-                         timeout=600, env=dict(os.environ))
+                         timeout=600, env=environment)
     assert ran.returncode == 0, ran.stderr[-3000:]
     found = json.loads(ran.stdout.strip().splitlines()[-1])
-    assert found == {"alive_while_walking": True, "running_after": False, "jvm_exit": 0, "kept_on_error": True}
+    # the demo's graph is small: its walk gets the least heap (engines.WALK_FLOOR), not the default 4 GiB
+    assert found == {"alive_while_walking": True, "running_after": False, "jvm_exit": 0, "heap": "2048m",
+                     "kept_on_error": True}

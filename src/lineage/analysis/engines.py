@@ -122,6 +122,27 @@ def choose(vertices: int, edges: int, question: Question, budget: Budget, local_
     return "spark" if spark_short < local / max(room, 1) else "local"
 
 
+WALK_FLOOR = 2 * GIB
+"""The least heap :func:`walk_heap` gives a traversal: the four weeks of the 16.6M-pair platform
+(386,472 vertices, 1,305,906 edges) finish in 2 GiB as fast as in 4 GiB (``benchmarks/README.md``)."""
+
+
+def walk_heap(vertices: int, edges: int, settings: Settings | None = None) -> str | None:
+    """The driver heap of a Spark traversal that starts its own JVM, as Spark reads it (``2048m``),
+    or None for ``LINEAGE_DRIVER_MEMORY`` as set: when the variable is set, it is the heap, as the
+    out-of-memory paragraph advises; otherwise twice the graph's share of :func:`estimate`, at least
+    :data:`WALK_FLOOR`, at most the default. A walk's shuffles spill to disk and its affected rows
+    are collected in batches, so its heap follows the graph, not the answer; the heap left unused
+    is memory the process tree still holds beside the driver's Python (4.6 GB resident for 4 GiB)."""
+    from lineage.spark import driver_bytes
+
+    settings = settings or current()
+    if "driver_memory" in settings.model_fields_set:
+        return None
+    need = 2 * (SPARK_BASE + vertices * SPARK_ROW[0] + edges * SPARK_ROW[1])
+    return f"{min(max(need, WALK_FLOOR), driver_bytes(settings)) >> 20}m"
+
+
 def budget(settings: Settings | None = None) -> Budget:
     """This machine's :class:`Budget`, read now (no JVM)."""
     from lineage.spark import available_bytes, driver_bytes, local_cap
@@ -177,7 +198,11 @@ def traversal(warehouse: str | Path, engine: str = "auto", spark: "SparkSession 
 
         return TemporalGraph.from_warehouse(warehouse)
     from lineage.analysis.spark_temporal import SparkTraversal
+    from lineage.spark import get_spark, running
 
+    if spark is None and not running():  # this starts the JVM: its heap sized to the graph
+        heap = walk_heap(*graph_rows(warehouse))
+        spark = get_spark(**({"spark.driver.memory": heap} if heap else {}))
     return SparkTraversal.from_warehouse(warehouse, spark)
 
 
