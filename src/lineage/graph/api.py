@@ -219,8 +219,10 @@ def every_vertex(warehouse: str | Path, *, relationships: Collection[str],
     end, not its SQL: Jobs and Instances are 84% of a platform's vertices), and the edges of
     ``relationships`` as an iterator (read once, one batch at a time: :func:`stream_rows`, for a
     reader that indexes them as they come); filtered in Arrow, and the strings rows repeat (ids,
-    labels, relationship names) held once. At 10^6 events the report's graph, indexed, is 2.3-2.6
-    GB where the whole graph's is 4.2 GB."""
+    labels, relationship names) held once. At 10^6 events the whole graph, indexed, was 4.2 GB and
+    the report's 2.3-2.6 GB with every edge read at once; on the 16.6M-pair platform of
+    ``benchmarks/pairs.py`` the report's context now holds 1.2 GB (edges streamed, Arrow's pool
+    released after: ``report.context.Context.of``)."""
     import pyarrow.dataset as ds
 
     wh = built(warehouse, "vertices")
