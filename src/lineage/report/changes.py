@@ -50,6 +50,8 @@ def readers(ctx: Context, impact: ChangeImpact) -> dict[str, list[str]]:
 
 
 class Named(Protocol):
+    """What names a vertex: the report's ``Context``, or the keeper's ``digest.Marks`` during the walk."""
+
     def name(self, vertex: str | None) -> str: ...
 
 
