@@ -67,7 +67,7 @@ NO_PROPERTIES: Mapping[str, str] = MappingProxyType({})
 """The properties of a row without any: one shared, read-only (most edge rows have none)."""
 
 
-def _props(value: Any) -> Mapping[str, str]:
+def properties_of(value: Any) -> Mapping[str, str]:
     """Properties as a dict (pyarrow reads a parquet map as a list of (key, value) pairs); a
     row's own dict is shared, not copied (a report holds a million of them)."""
     if not value:
@@ -98,7 +98,7 @@ class Edge:
             row["src"], row["dst"], row["relationship"], row.get("qualifier") or "",
             row.get("src_label") or ids.label_of(row["src"]), row.get("dst_label") or ids.label_of(row["dst"]),
             _time(row.get("valid_from")), _time(row.get("valid_to")), row.get("closed_by"),
-            _props(row.get("properties")),
+            properties_of(row.get("properties")),
         )
 
     def valid_at(self, moment: datetime) -> bool:
@@ -119,7 +119,7 @@ class Timeline:
         self.rows = {v["id"]: v for v in vertices}
         self.labels: dict[str, str] = {i: v.get("label") or ids.label_of(i) for i, v in self.rows.items()}
         self.names: dict[str, str] = {i: v["name"] for i, v in self.rows.items() if v.get("name")}
-        self.properties: dict[str, Mapping[str, str]] = {i: _props(v.get("properties")) for i, v in self.rows.items()}
+        self.properties: dict[str, Mapping[str, str]] = {i: properties_of(v.get("properties")) for i, v in self.rows.items()}
         self.out: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self.into: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self.edge_only: dict[str, list[Edge]] = defaultdict(list)

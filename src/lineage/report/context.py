@@ -9,7 +9,7 @@ from typing import Any, Collection, Iterable, Mapping
 
 from lineage import ids
 from lineage.analysis import columns, propagation
-from lineage.analysis.access import Edge, Snapshot, Timeline
+from lineage.analysis.access import Edge, Snapshot, Timeline, properties_of
 from lineage.graph.api import every_vertex, load_rows, release_arrow
 
 NAME_PROPERTIES = ("name", "display_name", "node_name", "table_name", "user_name", "account")
@@ -33,8 +33,7 @@ def given_name(row: Mapping[str, Any] | None) -> str | None:
         return None
     if row.get("name"):
         return str(row["name"])
-    props = row.get("properties") or {}
-    props = props if isinstance(props, Mapping) else dict(props)
+    props = properties_of(row.get("properties"))
     for key in NAME_PROPERTIES:
         if props.get(key):
             return str(props[key])

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from lineage import ids
+from lineage.analysis.access import properties_of
 from lineage.analysis.blast import ChangeImpact
 from lineage.analysis.people import OWNS
 from lineage.report.changes import PICTURE_LABELS, top_assets
@@ -56,7 +57,7 @@ class Marks:
         names = {vertex: name for vertex, row in by_id.items() if (name := given_name(row))}
         owned = {e["dst"] for e in edges if e.get("relationship") == OWNS}
         failing = {vertex for vertex, row in by_id.items()
-                   if row.get("label") in RUN_LABELS and failed(_props(row).get("status"))}
+                   if row.get("label") in RUN_LABELS and failed(properties_of(row.get("properties")).get("status"))}
         return cls(names, frozenset(owned | failing))
 
     @classmethod
@@ -94,11 +95,6 @@ class Marks:
             columns=["dst"], filter=ds.field("relationship") == OWNS).column("dst").to_pylist()
         release_arrow()
         return cls(names, frozenset(set(owns) | failing))
-
-
-def _props(row: Mapping[str, Any]) -> Mapping[str, Any]:
-    props = row.get("properties") or {}
-    return props if isinstance(props, Mapping) else dict(props)
 
 
 def keeper(marks: Marks) -> Callable[[ChangeImpact], ChangeImpact]:
