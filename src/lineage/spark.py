@@ -46,8 +46,9 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
 from lineage.errors import OutOfMemory, SetupError
 from lineage.settings import Settings, current
@@ -308,14 +309,24 @@ def end() -> None:
     if gateway is not None:
         gateway.shutdown()
     if proc is not None:  # the gateway JVM exits when its stdin closes (PythonGatewayServer)
-        import subprocess
-
         proc.stdin.close()
         try:
             proc.wait(EXITING)
         except subprocess.TimeoutExpired:
             proc.kill()
     SparkContext._gateway = SparkContext._jvm = None
+
+
+@contextmanager
+def ended_after() -> Iterator[None]:
+    """Around Spark work a command finishes before it reads the rest in Python: a JVM started
+    inside the block is ended once the block is done (:func:`end`); one already running (a
+    notebook's, the tests') is left running. Not on an error: the JVM's exit status is how
+    :func:`explain` tells an out-of-memory."""
+    was_running = running()
+    yield
+    if not was_running and running():
+        end()
 
 
 LAUNCHED: dict[str, str] = {}

@@ -211,10 +211,8 @@ def walking(warehouse: str | Path, engine: str = "auto", question: Question | No
     """:func:`traversal`, for a command that walks first and reads the rest of the graph after: once
     its walks are done, a Spark session it started is stopped and its JVM ended (a session already
     running, a notebook's or the tests', is left as it was), so what it reads next is never held
-    beside a Spark heap. Not on an error: the JVM's exit status is how an out-of-memory is told."""
-    from lineage import spark
+    beside a Spark heap (:func:`lineage.spark.ended_after`)."""
+    from lineage.spark import ended_after
 
-    was_running = spark.running()
-    yield traversal(warehouse, engine, question=question)
-    if not was_running and spark.running():
-        spark.end()
+    with ended_after():
+        yield traversal(warehouse, engine, question=question)

@@ -391,8 +391,9 @@ def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None
     from lineage.ingest.pipeline import ingest as run_ingest
     from lineage.store.lock import writer
 
-    was_running = spark.running()
-    with writer(warehouse, "lineage weekly", wait, say):  # one lock for both steps: no writer in between
+    # one lock for both steps: no writer in between; the JVM they start, its heap grown to the
+    # build's, is not kept beside the report
+    with spark.ended_after(), writer(warehouse, "lineage weekly", wait, say):
         result = run_ingest(paths, warehouse, settings=settings(), say=say)
         say(f"weekly: ingested {result.total.accepted} new event(s) ({result.total.duplicates} already known, "
             f"{result.total.quarantined} quarantined)")
@@ -404,8 +405,6 @@ def weekly(paths: tuple[Path, ...], warehouse: Path, out: Path, week: str | None
     else:
         say(f"weekly: nothing new since build {last['build_id']}: its graph is kept ({last['vertices']} vertices, "
             f"{last['edges']} edges)")
-    if not was_running and spark.running():  # the build's JVM, its heap grown to the build's, is not kept beside the report
-        spark.end()
     _write_report(warehouse, out, week, since, until, engine, top, as_json, fresh, pairs)
 
 
