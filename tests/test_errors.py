@@ -61,6 +61,33 @@ def test_an_expected_error_is_one_line_with_its_exit_status_and_a_traceback_only
     assert not_built.exit_code == 2 and not_built.stderr.startswith("Error: no graph in ")
 
 
+PY4J_LOSES_THE_JVM = """
+import logging, sys
+import py4j.java_gateway
+from lineage.cli import main
+try:
+    main(sys.argv[1:])
+finally:  # what Py4J does when the JVM dies before answering a command
+    exec(compile('logging.exception("Exception while sending command.")', py4j.java_gateway.__file__, "exec"),
+         {"logging": logging})
+"""
+
+
+@pytest.mark.parametrize("debug", [[], ["--debug"]])
+def test_a_librarys_log_record_is_not_printed_beside_the_one_line_unless_debug(tmp_path, debug):
+    # the CI failure of 2026-11-27: a JVM out of memory mid-command, and Py4J's traceback on stderr
+    import subprocess
+    import sys
+
+    ran = subprocess.run([sys.executable, "-c", PY4J_LOSES_THE_JVM, *debug, "build", "--warehouse", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 2
+    if debug:
+        assert "ERROR:root:Exception while sending command." in ran.stderr
+    else:
+        assert ran.stderr.startswith("Error: no events in ") and ran.stderr.count("\n") == 1, ran.stderr
+
+
 def test_an_internal_error_is_exit_1_with_one_line(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -15,6 +15,7 @@ Exit status (contract): 0 success, 2 bad usage or bad input, 1 internal failure.
 from __future__ import annotations
 
 import json
+import logging
 import sys
 import traceback
 from functools import partial
@@ -103,6 +104,11 @@ def main(ctx: click.Context, debug: bool, graphframes: str | None, spark_master:
     """Lineage and change impact across DataWorks, MaxCompute, Dataphin and DataHub."""
     # options win over LINEAGE_GRAPHFRAMES / LINEAGE_SPARK_MASTER; read by settings() when needed
     ctx.obj = {"debug": debug, "overrides": {"graphframes": graphframes or None, "spark_master": spark_master or None}}
+    if not debug:
+        # libraries' log records are not the command's output: without a handler of its own,
+        # root's first logging.exception (Py4J's, for a command a dead JVM never answered) would
+        # print a traceback on stderr beside the command's one paragraph. --debug shows them.
+        logging.getLogger().addHandler(logging.NullHandler())
 
 
 main.add_command(upstream)
