@@ -129,6 +129,16 @@ def test_islands_are_weak_components_largest_first(hand):
     assert sum(s for s, _ in sizes) == 16
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_table_no_edge_names_is_an_island_and_ranked(request, tmp_path, engine):
+    # the local engine reads only the edges it walks, and every Table and Location besides
+    vertices, edges = hand_made()
+    warehouse = write_warehouse(tmp_path, [*vertices, _vertex(tab("lone"), "Table")], edges)
+    found = _run(request, warehouse, engine, as_of=T, top=100)
+    assert (tab("lone"),) in [i.tables for i in found.islands] and sum(i.size for i in found.islands) == 17
+    assert tab("lone") in [i.id for i in found.importance]
+
+
 def test_importance_ranks_downstream_tables_first_and_names_owners(hand):
     scores = {i.id: i.score for i in hand.importance}
     leaves = [scores[tab(f"l{k}")] for k in range(1, 5)]

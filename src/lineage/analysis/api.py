@@ -256,5 +256,6 @@ def hygiene(warehouse: str | Path, *, as_of: Any = None, unused_days: int = DEFA
         from lineage.analysis.spark_hygiene import spark_hygiene
 
         return spark_hygiene(warehouse, moment, unused_days=unused_days, top=top, spark=spark)
-    vertices, edges = load_rows(warehouse, moment)
+    vertices, edges = load_rows(warehouse, moment, relationships=hygiene_analysis.READ, without=hygiene_analysis.NEVER_READ,
+                                labels=hygiene_analysis.DATASET_LABELS, properties=hygiene_analysis.READ)
     return hygiene_analysis.local_hygiene(vertices, edges, moment, unused_days=unused_days, top=top)

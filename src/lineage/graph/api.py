@@ -171,7 +171,8 @@ def rows_at(
 def load_rows(
     warehouse: str | Path, as_of: Any = None, *, relationships: Collection[str] | None = None,
     around: Collection[str] | None = None, named: Collection[str] = (), without: Collection[str] = (),
-    near: Mapping[str, Collection[str]] | None = None,
+    near: Mapping[str, Collection[str]] | None = None, labels: Collection[str] = (),
+    properties: Mapping[str, Collection[str]] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(vertices, edges) as lists of dicts read with pyarrow (no JVM), as of a moment when given.
 
@@ -180,11 +181,14 @@ def load_rows(
     edges name, ``around`` and ``named`` (vertices wanted for their names only). ``without``: labels
     the question never walks through (``access`` never passes a Job or an Instance): their vertices
     and edges are left out. ``near``: relationship -> ids; of those relationships, only the edges
-    touching those ids (``access`` reads its target's HAS_COLUMN, not the platform's). The filter
-    runs in Arrow, before any row becomes a Python object: at 10^6 events the whole graph is 1.3M
-    rows and 3 GB of dicts, a question's part a few thousand (``show``) or a twentieth (``access``)."""
+    touching those ids (``access`` reads its target's HAS_COLUMN, not the platform's). ``labels``:
+    every vertex of these labels, whether an edge read names it or not (``hygiene``'s islands).
+    ``properties``: when given, the only properties read, by relationship (edges) and label
+    (vertices); the rest are left in the file (a Job's SQL, a run's ids). The filter runs in
+    Arrow, before any row becomes a Python object: at 10^6 events the whole graph is 1.3M rows and
+    3 GB of dicts, a question's part a few thousand (``show``) or a twentieth (``access``)."""
     wh = built(warehouse, "vertices")
-    if relationships is None and around is None and not without and not near:
+    if relationships is None and around is None and not without and not near and not labels and properties is None:
         return rows_at(_read_rows(wh.vertices), _read_rows(wh.edges), to_time(as_of))
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
@@ -206,9 +210,13 @@ def load_rows(
         edges = edges.filter(pc.or_(pc.not_equal(edges.column("relationship"), relationship), _touching(edges, ids)))
     named = set(edges.column("src").to_pylist()) | set(edges.column("dst").to_pylist()) | set(around or ()) | set(named)
     chosen = ds.field("id").isin(_strings(named))
+    if labels:
+        chosen |= ds.field("label").isin(sorted(labels))
     if without:
         chosen &= ~ds.field("label").isin(sorted(without)) | ds.field("label").is_null()
     vertices = _read_table(wh.vertices, chosen)
+    if properties is not None:
+        vertices, edges = _slim(vertices, properties, others=False), _slim(edges, properties, "relationship", others=False)
     return rows_at(_as_rows(vertices), _as_rows(edges), to_time(as_of))
 
 
@@ -244,27 +252,31 @@ def _once(value: Any) -> Any:
     return sys.intern(value) if isinstance(value, str) else value
 
 
-def _slim(vertices: Any, keep: Mapping[str, Collection[str]]) -> Any:
-    """``vertices`` with only the ``keep[label]`` properties of the vertices of those labels."""
+def _slim(rows: Any, keep: Mapping[str, Collection[str]], by: str = "label", *, others: bool = True) -> Any:
+    """``rows`` with only the ``keep[group]`` properties of the rows of each group (their ``by``
+    column: a vertex's label, an edge's relationship); rows of other groups keep all theirs, or,
+    with ``others=False``, none."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    props = vertices.column("properties").combine_chunks()
+    props = rows.column("properties").combine_chunks()
     offsets = props.offsets.to_numpy()
     first, last = int(offsets[0]), int(offsets[-1])
     keys, values = props.keys.slice(first, last - first), props.items.slice(first, last - first)
     parents = np.repeat(np.arange(len(props)), np.diff(offsets))
-    labels = pc.take(vertices.column("label").combine_chunks(), pa.array(parents))
+    groups = pc.take(rows.column(by).combine_chunks(), pa.array(parents))
     dropped = pa.array(np.zeros(len(keys), dtype=bool))
-    for label, names in keep.items():
-        dropped = pc.or_(dropped, pc.and_(pc.fill_null(pc.equal(labels, label), False),
+    if not others:
+        dropped = pc.invert(pc.fill_null(pc.is_in(groups, value_set=_strings(keep)), False))
+    for group, names in keep.items():
+        dropped = pc.or_(dropped, pc.and_(pc.fill_null(pc.equal(groups, group), False),
                                           pc.invert(pc.is_in(keys, value_set=_strings(names)))))
     kept = pc.invert(dropped)
     counts = np.bincount(parents[kept.to_numpy(zero_copy_only=False)], minlength=len(props))
     offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
     slim = pa.MapArray.from_arrays(offsets, keys.filter(kept), values.filter(kept))
-    return vertices.set_column(vertices.schema.get_field_index("properties"), "properties", slim)
+    return rows.set_column(rows.schema.get_field_index("properties"), "properties", slim)
 
 
 def _touching(edges: Any, ids: Collection[str]) -> Any:
