@@ -9,8 +9,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from lineage.analysis.engines import GIB, Budget, Question, choose
 
 LINEAGE = str(Path(sys.executable).parent / "lineage")
@@ -116,6 +114,29 @@ def test_keeping_every_pair_never_sends_the_answer_to_spark():
     question = Question(breaks=2_000, changes=2_000, kept=None)
     for available, driver in ((20, 16), (4, 4), (3, 2.9), (18, 64)):
         assert choose(5_000, 600_000, question, Budget(available=int(available * GIB), driver=int(driver * GIB))) == "local"
+
+
+def test_hygiene_is_local_while_the_rows_it_reads_fit():
+    # the 10^6-event platform with columns: hygiene reads 847,358 rows (1.5 GiB measured; ~1.8 estimated),
+    # where `auto` used to send any graph over 500,000 edge rows to Spark (128 s and 9 GB there)
+    question, graph = Question(rows=847_358), (385_608, 1_305_060)
+    assert choose(*graph, question, MACHINE) == "local"
+    assert choose(*graph, question, Budget(available=GIB, driver=4 * GIB, cluster=True)) == "spark"
+    # ten times the rows on a machine with 12 GiB free: the graph's rows still fit a 4 GiB heap
+    assert choose(3_856_080, 13_050_600, Question(rows=8_473_580), Budget(available=12 * GIB, driver=4 * GIB)) == "spark"
+
+
+def test_hygiene_auto_counts_its_rows_and_answers_locally(generated, monkeypatch):
+    from lineage.analysis import hygiene
+    from lineage.analysis.api import hygiene as hygiene_of
+    from lineage.graph.api import load_rows, rows_read
+
+    monkeypatch.setenv("LINEAGE_LOCAL_MAX_EDGES", "0")  # every graph is "big": the estimate decides
+    read = load_rows(generated.warehouse, relationships=hygiene.READ, without=hygiene.NEVER_READ,
+                     labels=hygiene.DATASET_LABELS, properties=hygiene.READ)
+    counted = rows_read(generated.warehouse, relationships=hygiene.READ, without=hygiene.NEVER_READ)
+    assert len(read[0]) + len(read[1]) <= counted <= sum(map(len, load_rows(generated.warehouse)))
+    assert hygiene_of(generated.warehouse, engine="auto").engine == "local"
 
 
 def test_unknown_free_memory_is_local():

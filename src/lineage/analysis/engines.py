@@ -50,12 +50,14 @@ class Question:
     """What an answer will hold, for :func:`choose`: ``entity`` = about given ids (show, upstream,
     impact, access, exposure of one id); otherwise a window of changes: ``breaks`` walk downstream
     (the rest reach a few principals), ``changes`` in all, ``kept`` affected vertices kept per
-    change (None: all of them, as the report still asks)."""
+    change (None: all of them, as the report still asks). ``rows``: a whole-graph question answered
+    over Python rows (hygiene's networkx), the graph rows it reads; it holds those, not a walk."""
 
     entity: bool = False
     breaks: int = 0
     changes: int = 0
     kept: int | None = 0
+    rows: int | None = None
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ LOCAL_ROW = (200, 150)  # bytes per vertex row, per edge row: arrays, ids, the s
 SPARK_ROW = (150, 120)  # the same rows as cached DataFrames in the driver's heap (local mode)
 WALK_BYTES = 48  # one (query, vertex, parent, distance, label) of the local walk's chunk
 KEPT_BYTES = (400, 300)  # one affected vertex with its path: a Python object / a collected row
+ROW_BYTES = 2000  # one graph row as a Python dict, with its share of the question's networkx graph
 SHARE = 0.8  # of the memory available, what an engine may take
 
 
@@ -86,13 +89,15 @@ def estimate(vertices: int, edges: int, question: Question) -> tuple[int, int, i
     this process on either engine (Spark's pass through its heap as rows first)."""
     from lineage.analysis.temporal import VISITED_BUDGET
 
+    heap = SPARK_BASE + vertices * SPARK_ROW[0] + edges * SPARK_ROW[1]
+    if question.rows is not None:  # hygiene: 1.5 GiB for 0.84M rows at 10^6 events (benchmarks/README.md)
+        return LOCAL_BASE + question.rows * ROW_BYTES, heap, LOCAL_BASE
     reach = min(vertices, edges + 1)
     kept = question.changes * question.kept if question.kept is not None else question.breaks * reach
     kept = min(kept, question.breaks * reach + question.changes * 64)  # non-breaks reach a few principals
     walk = 0 if question.entity else min(question.breaks * reach, VISITED_BUDGET) * WALK_BYTES + VISITED_BUDGET
     local = LOCAL_BASE + vertices * LOCAL_ROW[0] + edges * LOCAL_ROW[1] + walk + kept * KEPT_BYTES[0]
-    heap = SPARK_BASE + vertices * SPARK_ROW[0] + edges * SPARK_ROW[1] + kept * KEPT_BYTES[1]
-    return local, heap, LOCAL_BASE + kept * KEPT_BYTES[0]
+    return local, heap + kept * KEPT_BYTES[1], LOCAL_BASE + kept * KEPT_BYTES[0]
 
 
 def choose(vertices: int, edges: int, question: Question, budget: Budget, local_max: int = 500_000) -> str:
@@ -157,8 +162,8 @@ def budget(settings: Settings | None = None) -> Budget:
 
 def choose_engine(warehouse: str | Path, engine: str = "auto", question: Question | None = None) -> str:
     """``local`` or ``spark``: ``auto`` by :func:`choose` on the graph's rows (parquet footers) and
-    ``question``; without one (a whole-graph question this module does not estimate, such as
-    hygiene's networkx algorithms) by ``LINEAGE_LOCAL_MAX_EDGES`` alone."""
+    ``question``; without one (a whole-graph question this module does not estimate) by
+    ``LINEAGE_LOCAL_MAX_EDGES`` alone."""
     choice = (engine or "auto").strip().lower()
     if choice not in ENGINE_NAMES:
         raise ValueError(f"unknown engine {engine!r}: use one of {', '.join(ENGINE_NAMES)}")

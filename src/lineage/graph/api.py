@@ -193,14 +193,7 @@ def load_rows(
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
-    # pushed to the reader: the build clusters the files by relationship and label, so row groups
-    # of other relationships and labels are skipped by their statistics (graph.build.CLUSTERED_BY)
-    pushed = None
-    if relationships is not None:
-        pushed = ds.field("relationship").isin(sorted(relationships))
-    for end in ("src_label", "dst_label") if without else ():
-        outside = ~ds.field(end).isin(sorted(without)) | ds.field(end).is_null()
-        pushed = outside if pushed is None else pushed & outside
+    pushed = _edge_filter(relationships, without)
     if around is not None:  # decoded and tested batch by batch as it is read, not read whole first
         wanted = _strings(around)
         touching = ds.field("src").isin(wanted) | ds.field("dst").isin(wanted)
@@ -218,6 +211,33 @@ def load_rows(
     if properties is not None:
         vertices, edges = _slim(vertices, properties, others=False), _slim(edges, properties, "relationship", others=False)
     return rows_at(_as_rows(vertices), _as_rows(edges), to_time(as_of))
+
+
+def _edge_filter(relationships: Collection[str] | None, without: Collection[str]) -> Any:
+    """The edges of ``relationships`` (all when None) touching no label of ``without``, as a filter
+    pushed to the reader: the build clusters the files by relationship and label, so row groups of
+    other relationships and labels are skipped by their statistics (graph.build.CLUSTERED_BY)."""
+    import pyarrow.dataset as ds
+
+    pushed = None
+    if relationships is not None:
+        pushed = ds.field("relationship").isin(sorted(relationships))
+    for end in ("src_label", "dst_label") if without else ():
+        outside = ~ds.field(end).isin(sorted(without)) | ds.field(end).is_null()
+        pushed = outside if pushed is None else pushed & outside
+    return pushed
+
+
+def rows_read(warehouse: str | Path, *, relationships: Collection[str], without: Collection[str] = ()) -> int:
+    """At most how many rows :func:`load_rows` with these arguments turns into Python rows: the
+    edges of ``relationships`` touching no label of ``without``, and every vertex not of those
+    labels; counted on the files' columns, no row made (what ``auto`` weighs hygiene by)."""
+    import pyarrow.dataset as ds
+
+    wh = built(warehouse, "vertices", "edges")
+    outside = ~ds.field("label").isin(sorted(without)) | ds.field("label").is_null() if without else None
+    return (ds.dataset(str(wh.edges), format="parquet").count_rows(filter=_edge_filter(relationships, without))
+            + ds.dataset(str(wh.vertices), format="parquet").count_rows(filter=outside))
 
 
 def every_vertex(warehouse: str | Path, *, relationships: Collection[str],
