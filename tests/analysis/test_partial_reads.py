@@ -120,3 +120,13 @@ def test_hygiene_from_its_part_equals_the_whole(demo_warehouse, whole):
         slow = hygiene.local_hygiene(*rows_at(vertices, edges, moment), moment, top=10**9).to_json()
         assert fast == slow, as_of
         assert fast["unused"] and fast["islands"] and fast["importance"] and any(n for n in fast["importance"] if n["owners"])
+
+
+def test_names_read_from_the_naming_columns_are_those_of_the_whole_rows(demo_warehouse, whole):
+    from lineage.analysis.names import names_of, vertex_rows
+
+    vertices, _, _ = whole
+    slim = {v["id"]: v for v in vertex_rows(demo_warehouse)}
+    assert {i: names_of(v) for i, v in slim.items()} == {v["id"]: names_of(v) for v in vertices}
+    merged = [v for v in vertices if v["properties"].get("aliases")]  # a merged person answers to its logins
+    assert merged and all(slim[v["id"]]["properties"] == {"aliases": v["properties"]["aliases"]} for v in merged)
