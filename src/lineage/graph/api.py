@@ -310,10 +310,9 @@ def _touching(edges: Any, ids: Collection[str]) -> Any:
 def vertex_rows(warehouse: str | Path, wanted: Collection[str]) -> list[dict[str, Any]]:
     """The vertex rows of ``wanted`` ids (filtered in Arrow): what a part of the graph names
     without walking to it, e.g. the jobs a FEEDS edge was made by."""
-    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
 
-    vertices = _read_table(built(warehouse, "vertices").vertices)
-    return _as_rows(vertices.filter(pc.is_in(vertices.column("id"), value_set=_strings(wanted))))
+    return _as_rows(_read_table(built(warehouse, "vertices").vertices, ds.field("id").isin(_strings(wanted))))
 
 
 def _strings(values: Collection[str]) -> Any:
