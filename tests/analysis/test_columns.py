@@ -272,6 +272,27 @@ def test_exposure_cli_names_the_columns(tmp_path):
     assert "email" in human and "1 exposure(s)" in human
 
 
+def test_exposure_reads_the_columns_a_mark_or_grant_names_and_answers_as_over_every_row(tmp_path):
+    # ann's only grant is on p.w, a column of p, which the PII of t reaches whole (jp's lineage is
+    # partial): a column-level read path to a table no marked column reaches
+    from lineage.analysis import api
+    from lineage.analysis.propagation import columns_read, exposure
+
+    ann = "user:aliyun:ann"
+    v, e = pii_graph()
+    v += [{"id": ann, "label": "User", "first_seen": T0}]
+    e += [{"src": ann, "dst": cid("p", "w"), "relationship": "CAN_ACCESS", "qualifier": "select", "valid_from": T0,
+           "last_seen": T0, "properties": {"privileges": '["select"]'}}]
+    wh = write_graph(tmp_path / "wh", v, e)
+    near = columns_read(wh)
+    assert near["HAS_COLUMN"] == {cid("t", "email"), cid("u", "email"), cid("w", "k"), cid("x", "e"), cid("p", "w")}
+    assert cid("t", "id") not in near["FEEDS"] and cid("p", "w") not in near["FEEDS"]  # no marked column's values reach them
+    at = WHEN + timedelta(hours=1)
+    fast = [x.to_json() for x in api.exposure(wh, as_of=at)]
+    assert fast == [x.to_json() for x in exposure(v, e, as_of=at)]
+    assert {(x["principal"], x["table"]) for x in fast} == {(BOB, tid("u")), (ann, tid("p"))}
+
+
 def test_a_removed_field_the_graph_does_not_know_is_scored_table_level():
     from lineage.analysis.temporal import TemporalGraph
 

@@ -23,7 +23,7 @@ from lineage.analysis.engine import Affected, Traversal, UnknownIds
 from lineage.analysis.engines import Question, choose_engine, open_engine, traversal
 from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, Hygiene
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
-from lineage.graph.api import change_rows, load_rows, rows_read, to_time, vertex_rows
+from lineage.graph.api import built, change_rows, load_rows, rows_read, to_time, vertex_rows
 
 # views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
 from lineage.analysis.views import (  # noqa: F401
@@ -183,8 +183,10 @@ def access_rows(vertices: Sequence[Any], edges: Sequence[Any], changes: Sequence
 def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | None = None) -> list[Any]:
     """Principals who can read data carrying a propagated sensitive tag they were never cleared for."""
     moment = access_analysis.moment_of(as_of)
-    vertices, edges = load_rows(warehouse, relationships=propagation.RELATIONSHIPS,
-                                without=access_analysis.NEVER_ON_A_PATH)  # tables, columns and principals only
+    warehouse = built(warehouse, "vertices", "edges")  # one generation for both reads
+    vertices, edges = load_rows(warehouse, relationships=propagation.RELATIONSHIPS,  # tables, columns and principals only,
+                                without=access_analysis.NEVER_ON_A_PATH,  # and of the columns, those a mark or grant names
+                                near=propagation.columns_read(warehouse))
     # and the jobs FEEDS came through: whether their column lineage is complete decides the fallback
     vertices += vertex_rows(warehouse, columns.via_jobs(edges))
     kwargs = {"tags": tuple(tags)} if tags else {}

@@ -252,6 +252,41 @@ def exposure_at(
     return sorted(found, key=lambda e: (e.principal, e.table, e.tag))
 
 
+def columns_read(warehouse: Any) -> dict[str, set[str]]:
+    """The column-level part of a graph exposure walks, as ``load_rows(near=...)``: of HAS_COLUMN,
+    the edges of the columns a mark or a grant is on and of those a marked column's values can
+    reach; of FEEDS, the tables' and those out of such columns. A superset (any time, any kind of
+    column FEEDS) that the snapshot narrows: a platform's other column FEEDS and HAS_COLUMN were 79%
+    of the rows exposure read at 10^6 events, and no walk of it starts from an unmarked column."""
+    import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
+
+    from lineage.analysis.access import CAN_ACCESS, FEEDS, HAS_COLUMN
+    from lineage.graph.api import built
+
+    kinds = sorted({FEEDS, HAS_COLUMN, CAN_ACCESS, *(r for _, r in MARK_SOURCES)})
+    edges = pq.read_table(str(built(warehouse, "edges").edges), columns=["src", "dst", "relationship"],
+                          filters=ds.field("relationship").isin(kinds))
+    src, dst, relationship = (edges.column(c).to_pylist() for c in ("src", "dst", "relationship"))
+    del edges
+    column = f"{ids.LABELS['Column']}:"
+    marked = {s for s, r in zip(src, relationship) if r in dict(MARK_SOURCES).values() and s.startswith(column)}
+    granted = {d for d, r in zip(dst, relationship) if r == CAN_ACCESS and d.startswith(column)}
+    flows: dict[str, list[str]] = defaultdict(list)
+    tables: set[str] = set()
+    for s, d, r in zip(src, dst, relationship):
+        if r == FEEDS:
+            if s.startswith(column):
+                flows[s].append(d)
+            else:
+                tables.update((s, d))
+    reached, frontier = set(marked), set(marked)
+    while frontier:
+        frontier = {d for s in frontier for d in flows.get(s, ())} - reached
+        reached |= frontier
+    return {HAS_COLUMN: reached | granted, FEEDS: reached | tables}
+
+
 def exposure(
     vertices: Sequence[Mapping[str, Any]],
     edges: Sequence[Mapping[str, Any]],
