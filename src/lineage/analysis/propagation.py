@@ -264,13 +264,14 @@ def columns_read(warehouse: Any) -> dict[str, set[str]]:
     from lineage.analysis.access import CAN_ACCESS, FEEDS, HAS_COLUMN
     from lineage.graph.api import built
 
-    kinds = sorted({FEEDS, HAS_COLUMN, CAN_ACCESS, *(r for _, r in MARK_SOURCES)})
+    marks = {r for _, r in MARK_SOURCES}
+    kinds = sorted({FEEDS, HAS_COLUMN, CAN_ACCESS, *marks})
     edges = pq.read_table(str(built(warehouse, "edges").edges), columns=["src", "dst", "relationship"],
                           filters=ds.field("relationship").isin(kinds))
     src, dst, relationship = (edges.column(c).to_pylist() for c in ("src", "dst", "relationship"))
     del edges
     column = f"{ids.LABELS['Column']}:"
-    marked = {s for s, r in zip(src, relationship) if r in dict(MARK_SOURCES).values() and s.startswith(column)}
+    marked = {s for s, r in zip(src, relationship) if r in marks and s.startswith(column)}
     granted = {d for d, r in zip(dst, relationship) if r == CAN_ACCESS and d.startswith(column)}
     flows: dict[str, list[str]] = defaultdict(list)
     tables: set[str] = set()
