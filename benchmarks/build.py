@@ -100,7 +100,7 @@ def main() -> None:
             what = f"fold {doc['fold']}" + (f" ({doc['fold_reason']})" if doc.get("fold_reason") else "")
             if doc["fold"] == "incremental":
                 what += (f", {doc['refolded_vertices']:,} vertices and {doc['refolded_edge_keys']:,} edge keys refolded, "
-                         f"{doc.get('merged_vertices', 0):,} Columns and {doc.get('merged_edge_keys', 0):,} column FEEDS merged")
+                         f"{doc.get('merged_vertices', 0):,} vertices and {doc.get('merged_edge_keys', 0):,} column FEEDS merged")
             what += f"; {doc['vertices']:,} vertices, {doc['edges']:,} edges"
         else:
             what = f"{doc['total']['accepted']:,} events accepted"

@@ -82,8 +82,8 @@ class BuildResult(RunReport):
     refolded_vertices: int = 0
     refolded_edge_keys: int = 0
     merged_vertices: int = 0
-    """An incremental fold: the Columns and column FEEDS whose stored row was merged with the new
-    runs naming them instead of refolded (``column_feeds.merge_feeds``)."""
+    """An incremental fold: the vertices and column FEEDS whose stored row was merged with the new
+    facts naming them instead of refolded (``graph.merge``, ``column_feeds.merge_feeds``)."""
     merged_edge_keys: int = 0
     earliest_new_fact: str | None = None
     """An incremental fold: the earliest event time among the facts it folded (None: some had no

@@ -48,6 +48,7 @@ from lineage.facts.core import PAIRS
 from lineage.graph import column_feeds
 from lineage.graph.aliases import resolve_ids
 from lineage.graph.column_feeds import VIA_LIMIT, recent_first as _desc
+from lineage.render import progress
 from lineage.store.schema import CHANGES, EDGES, VERTICES
 
 FAR_FUTURE = "9999-12-31 00:00:00"
@@ -112,13 +113,16 @@ def state_facts(facts: DataFrame) -> DataFrame:
     )
 
 
-def _latest_props(rows: DataFrame, key: list[str]) -> DataFrame:
+def _latest_props(rows: DataFrame, key: list[str], cleared: bool = False) -> DataFrame:
     """Per key: a map of the latest value of every property (by time, event id, sequence); a
-    property whose latest value is :data:`CLEARED` is left out."""
+    property whose latest value is :data:`CLEARED` is left out (kept with ``cleared``: what a
+    merge onto an earlier row must remove, :mod:`lineage.graph.merge`)."""
     exploded = rows.select(*key, *_ORDER, F.explode("properties").alias("pkey", "pvalue"))
     window = Window.partitionBy(*key, "pkey").orderBy(*[F.col(c).desc_nulls_last() for c in _ORDER])
     latest = exploded.withColumn("_rank", F.row_number().over(window)).where("_rank = 1")
-    kept = F.filter(F.collect_list(F.struct("pkey", "pvalue")), lambda e: e["pvalue"] != CLEARED)
+    kept = F.collect_list(F.struct("pkey", "pvalue"))
+    if not cleared:
+        kept = F.filter(kept, lambda e: e["pvalue"] != CLEARED)
     return latest.groupBy(*key).agg(F.map_from_entries(F.array_sort(kept)).alias("properties"))
 
 
@@ -166,11 +170,10 @@ def _latest_status(reports: DataFrame) -> DataFrame:
     return last.select("id", F.map_from_entries(F.array_sort(present)).alias("_status"))
 
 
-def fold_vertices(facts: DataFrame, reports: DataFrame | None = None,
-                  pairs: tuple[DataFrame, DataFrame] | None = None) -> DataFrame:
-    """Every id a fact names, with its lifetime, properties and deletion; ``reports`` (from
-    :func:`status_reports`) decide the run status of ``STATUS_LABELS`` vertices; ``pairs``: the
-    Columns job runs' column lineage names (``column_feeds.column_mentions``)."""
+def vertex_mentions(facts: DataFrame, reports: DataFrame | None = None,
+                    pairs: tuple[DataFrame, DataFrame] | None = None) -> DataFrame:
+    """One row per (id a fact names, fact): its label, time, vertex op and (cleared) properties;
+    ``reports``, ``pairs``: as :func:`fold_vertices` takes them."""
     is_vertex_fact = F.col("relationship").isNull() & F.col("op").isin("assert", "retract", "observe")
     mentions = facts.select(
         F.col("src_id").alias("id"), F.col("src_label").alias("label"), *_ORDER,
@@ -193,7 +196,13 @@ def fold_vertices(facts: DataFrame, reports: DataFrame | None = None,
         mentions = mentions.unionByName(pairs[0].select(
             "id", F.lit("Column").alias("label"), *_ORDER, F.lit(None).cast("string").alias("vop"),
             F.lit(None).cast("map<string,string>").alias("properties")))
-    base = mentions.groupBy("id").agg(
+    return mentions
+
+
+def lifetimes(mentions: DataFrame) -> DataFrame:
+    """Per id of :func:`vertex_mentions`: label, first and last seen, event count, and the latest
+    vertex assert and retract (``_asserted``, ``_retracted``: what decides ``deleted_at``)."""
+    return mentions.groupBy("id").agg(
         F.min("label").alias("label"),
         F.min("event_time").alias("first_seen"),
         F.max("event_time").alias("last_seen"),
@@ -201,6 +210,25 @@ def fold_vertices(facts: DataFrame, reports: DataFrame | None = None,
         F.max(F.when(F.col("vop") == "assert", F.col("event_time"))).alias("_asserted"),
         F.max(F.when(F.col("vop") == "retract", F.col("event_time"))).alias("_retracted"),
     )
+
+
+def deletion(asserted: Column, retracted: Column) -> Column:
+    """``deleted_at``: the latest vertex retract, when no vertex assert came after it."""
+    return F.when(retracted.isNotNull() & (asserted.isNull() | (retracted >= asserted)), retracted)
+
+
+def vertex_name(properties: Column, vertex_id: Column) -> Column:
+    """A vertex's ``name``: its ``name`` property, else the key of its id."""
+    return F.coalesce(properties["name"], F.regexp_extract(vertex_id, r"^[^:]*:[^:]*:(.*)$", 1))
+
+
+def fold_vertices(facts: DataFrame, reports: DataFrame | None = None,
+                  pairs: tuple[DataFrame, DataFrame] | None = None) -> DataFrame:
+    """Every id a fact names, with its lifetime, properties and deletion; ``reports`` (from
+    :func:`status_reports`) decide the run status of ``STATUS_LABELS`` vertices; ``pairs``: the
+    Columns job runs' column lineage names (``column_feeds.column_mentions``)."""
+    mentions = vertex_mentions(facts, reports, pairs)
+    base = lifetimes(mentions)
     if pairs is not None:  # the other runs, counted per distinct pairs text: their events are disjoint from the above
         counted = pairs[1].select("id", F.lit("Column").alias("label"), "first_seen", "last_seen",
                                   F.col("n").alias("event_count"), *[F.lit(None).cast("timestamp").alias(c) for c in ("_asserted", "_retracted")])
@@ -208,10 +236,6 @@ def fold_vertices(facts: DataFrame, reports: DataFrame | None = None,
             F.min("label").alias("label"), F.min("first_seen").alias("first_seen"), F.max("last_seen").alias("last_seen"),
             F.sum("event_count").alias("event_count"), F.max("_asserted").alias("_asserted"), F.max("_retracted").alias("_retracted"))
     props = _latest_props(mentions.where(F.col("properties").isNotNull()), ["id"])
-    deleted = F.when(
-        F.col("_retracted").isNotNull() & (F.col("_asserted").isNull() | (F.col("_retracted") >= F.col("_asserted"))),
-        F.col("_retracted"),
-    )
     vertices = (
         base.join(props, "id", "left")
         .withColumn("properties", F.coalesce("properties", F.create_map().cast("map<string,string>")))
@@ -223,8 +247,8 @@ def fold_vertices(facts: DataFrame, reports: DataFrame | None = None,
                        F.col("properties")),
         )
     return (
-        vertices.withColumn("deleted_at", deleted)
-        .withColumn("name", F.coalesce(F.col("properties")["name"], F.regexp_extract("id", r"^[^:]*:[^:]*:(.*)$", 1)))
+        vertices.withColumn("deleted_at", deletion(F.col("_asserted"), F.col("_retracted")))
+        .withColumn("name", vertex_name(F.col("properties"), F.col("id")))
         .select(*VERTICES.names)
     )
 
@@ -282,7 +306,9 @@ class Scratch:
     def __call__(self, frame: DataFrame, name: str = "") -> DataFrame:
         """``frame`` written to the next numbered subfolder (``NN`` or ``NN-name``) and read back."""
         self.written += 1
-        path = str(self.folder / "-".join(filter(None, (f"{self.written:02d}", name))))
+        step = "-".join(filter(None, (f"{self.written:02d}", name)))
+        progress.update(f"folding, step {step}")  # a line each: where a long fold is
+        path = str(self.folder / step)
         frame.write.mode("overwrite").parquet(path)
         return frame.sparkSession.read.schema(frame.schema).parquet(path)
 

@@ -6,13 +6,16 @@ facts touch are refolded by :func:`lineage.graph.fold.fold` itself, from *all* t
 their keys (an old fact of a touched key still counts, a late fact lands in its place), and every
 other row of the previous generation is copied as it is:
 
-* a **vertex** is every fact naming its id (src or dst, after aliases): the touched ids are those
-  the new facts name;
+* a **vertex** is every fact naming its id (src or dst, after aliases). Of the ids the new facts
+  name, one that every new fact names later than its stored ``last_seen`` is its stored row merged
+  with them (:mod:`lineage.graph.merge`: a day's busy tables and nodes); one that no stored fact
+  names is folded from the new facts alone (a day's new jobs and instances); the others (named by
+  a late fact, a person, an alias group, a Column a run names) are refolded from every fact naming them;
 * an **edge** ``(src, relationship, dst, qualifier)`` reads its own facts, the wildcard retracts of
   its ``(src, relationship)``, the asserts of its ``SINGLE_VALUED`` group (a node's other owners)
-  and the status reports of the run its facts name (``run_lineage``): touched are the keys of a
-  ``(src, relationship)`` or single-valued group a new fact is in, or of a run a new fact reports
-  on; refolded from the whole groups;
+  and the status reports of the run its facts name (``run_lineage``): touched are the keys the new
+  facts name, every key of a ``(src, relationship)`` a new wildcard retract is in, of a
+  single-valued group a new fact is in, or of a run a new fact reports on; refolded from those facts;
 * **derived FEEDS** (a, b) read the READS of a and WRITES of b of every job: refolded
   (``derive_feeds`` over the merged edges) for every a read and b written by a job whose edges were
   touched;
@@ -40,7 +43,7 @@ from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
 from lineage.facts.core import PAIRS
-from lineage.graph import column_feeds, fold
+from lineage.graph import column_feeds, fold, merge, resolve
 from lineage.store.schema import CHANGES, EDGES, FACTS, VERTICES
 from lineage.store.warehouse import Warehouse
 
@@ -48,6 +51,7 @@ MANIFEST = "manifest.json"  # beside a generation's datasets: what it was folded
 EDGE_KEY = ("src", "relationship", "dst", "qualifier")
 _FACT_KEY = ("src_id", "relationship", "dst_id", "qualifier")
 _RAW = {"src_id": "_raw_src", "dst_id": "_raw_dst", "actor": "_raw_actor"}
+COLUMN_PREFIX = "column:"  # a Column's id (lineage.ids.column)
 
 
 def fact_files(wh: Warehouse) -> list[str]:
@@ -200,31 +204,62 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
         old_vertices, counted, named.unionByName(gone_ids).unionByName(mentions.select("id"))), "merged-vertices")
     merged_keys = merged_edges.select(F.col("src").alias("src_id"), "relationship", F.col("dst").alias("dst_id"), "qualifier")
 
-    # vertices: every id a new fact names, refolded from every fact naming it
+    # vertices every new fact names later than their stored last sighting: their stored row merged with those facts
+    superseded = _resolved(gone, aliases)  # a superseded fact was counted: its vertices are refolded
+    blocked = merged_vertices.select("id").unionByName(gone_ids).unionByName(
+        superseded.select(F.col("src_id").alias("id"))).unionByName(superseded.select(F.col("dst_id").alias("id")))
+    if aliases is not None:  # an alias group's names are decided over all its facts
+        blocked = blocked.unionByName(aliases.select(F.col("canonical").alias("id")))
+    plain = scratch(merge.mergeable(old_vertices, fresh, blocked), "mergeable")
+    current = scratch(_resolved(resolve.current(new), aliases), "current")  # the new facts the fold reads
+    merged_plain = scratch(merge.merge_vertices(_semi(old_vertices, plain, [("id", "id")]), merge.increments(current)),
+                           "merged-plain")
+
+    # an id no stored fact names (no stored row; not a Column a stored run's pairs may name): folded
+    # from the new facts alone, without reading the month's (a day's new jobs and instances)
     pair_ids, pair_keys = column_feeds.touched(fresh, texts, aliases)  # the Columns and column FEEDS of new job runs
     pair_ids = _semi(pair_ids, merged_vertices, [("id", "id")], "left_anti")
     pair_keys = _semi(pair_keys, merged_keys, [(c, c) for c in _FACT_KEY], "left_anti")
-    touched_ids = scratch(named.union(pair_ids).distinct(), "ids")
-    naming = scratch(_raw(_any(every, [(touched_ids, [("src_id", "id")]), (touched_ids, [("dst_id", "id")])])
-                          .unionByName(column_feeds.texts_naming(every, touched_ids, texts, aliases))), "vfacts")
+    others = _semi(named.union(pair_ids).distinct(), plain, [("id", "id")], "left_anti")
+    unseen = scratch(_semi(others, old_vertices, [("id", "id")], "left_anti")
+                     .where(~F.col("id").startswith(COLUMN_PREFIX)), "unseen")
+    unseen_facts = _raw(_any(current, [(unseen, [("src_id", "id")]), (unseen, [("dst_id", "id")])]))
+    vertices_unseen = scratch(_semi(fold.fold(unseen_facts, aliases, texts=texts)[0], unseen, [("id", "id")]), "unseen-vertices")
+
+    # the other vertices a new fact names, refolded from every fact naming them
+    touched_ids = scratch(_semi(others, unseen, [("id", "id")], "left_anti"), "ids")
+    naming = _any(every, [(touched_ids, [("src_id", "id")]), (touched_ids, [("dst_id", "id")])])
+    columns = touched_ids.where(F.col("id").startswith(COLUMN_PREFIX))
+    if not columns.isEmpty():  # a Column is named by the runs whose pairs name it too
+        naming = naming.unionByName(column_feeds.texts_naming(every, columns, texts, aliases))
+    naming = scratch(_raw(naming), "vfacts")
     vertices_new = scratch(_semi(fold.fold(naming, aliases, texts=texts)[0], touched_ids, [("id", "id")]), "vertices")
 
     # edges: the keys of the groups new facts are in
     new_edges = fresh.where(is_edge)
-    groups_sr = new_edges.select("src_id", "relationship")
+    # the new facts' own keys (a fact superseded since, ``resolve.superseded``, is in ``fresh`` only,
+    # and its key must be refolded to go), and every key of a group a new fact can close: the
+    # (src, relationship) of a wildcard retract, the single-valued group of an assert, a reported run.
+    # Another new key in a (src, relationship) changes nothing of the group's other keys: a node's
+    # new instance does not refold its month of HAS_INSTANCE (156,000 of a day's 213,000 keys)
+    own = new_edges.where(F.col("dst_id").isNotNull()).select(*_FACT_KEY)
+    wild = new_edges.where(F.col("dst_id").isNull()).select("src_id", "relationship")
     groups_sv = new_edges.where(F.col("_sv").isNotNull()).select("_sv")
     runs = fresh.where(is_vertex & F.col("src_id").isNotNull()).select(F.col("src_id").alias("_run"))
-    # the new facts' own keys too: a fact superseded since (``resolve.superseded``) is in ``new``
-    # only, and its key must be refolded to go
     concrete = every.unionByName(fresh).where(is_edge & F.col("dst_id").isNotNull())
-    keyed = _any(concrete, [(groups_sr, [("src_id", "src_id"), ("relationship", "relationship")]),
+    keyed = _any(concrete, [(wild, [("src_id", "src_id"), ("relationship", "relationship")]),
                             (groups_sv, [("_sv", "_sv")]), (runs, [("_run", "_run")])])
-    touched_keys = scratch(keyed.select(*_FACT_KEY).unionByName(pair_keys).distinct(), "keys")
+    touched_keys = scratch(keyed.select(*_FACT_KEY).unionByName(own).unionByName(pair_keys).distinct(), "keys")
     of_touched = _semi(concrete, touched_keys, [(c, c) for c in _FACT_KEY])
     sv_groups = of_touched.where(F.col("_sv").isNotNull()).select("_sv")
-    group_facts = scratch(_any(every.where(is_edge), [
-        (touched_keys, [("src_id", "src_id"), ("relationship", "relationship")]), (sv_groups, [("_sv", "_sv")])])
-        .unionByName(column_feeds.texts_with_keys(every, touched_keys, texts, aliases)), "groups")  # and the runs naming a touched key
+    # a touched key's own facts, the wildcard retracts of its (src, relationship), its single-valued
+    # group's asserts, and the runs naming it
+    edge_rows = every.where(is_edge)
+    group_facts = scratch(_any(edge_rows.where(F.col("dst_id").isNotNull()), [
+        (touched_keys, [(c, c) for c in _FACT_KEY]), (sv_groups, [("_sv", "_sv")])]).unionByName(
+        _any(edge_rows.where(F.col("dst_id").isNull()), [
+            (touched_keys, [("src_id", "src_id"), ("relationship", "relationship")]), (sv_groups, [("_sv", "_sv")])]))
+        .unionByName(column_feeds.texts_with_keys(every, touched_keys, texts, aliases)), "groups")
     named_runs = group_facts.where(F.col("_run").isNotNull()).select(F.col("_run").alias("src_id"))
     reports = _semi(every.where(is_vertex), named_runs, [("src_id", "src_id")])
     edge_facts = scratch(_raw(group_facts.unionByName(reports)), "efacts")  # disjoint: edge and vertex facts
@@ -233,9 +268,10 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     edges_new = scratch(_semi(folded, touched_keys, key_of_edge).select(*EDGES.names), "edges")
 
     # untouched rows of the old generation as they are, refolded and merged rows in their place
-    replaced_ids = touched_ids.unionByName(merged_vertices.select("id"))
-    vertices = _semi(old_vertices, replaced_ids, [("id", "id")], "left_anti").select(*VERTICES.names).unionByName(
-        vertices_new.select(*VERTICES.names)).unionByName(merged_vertices.select(*VERTICES.names))
+    replaced_ids = touched_ids.unionByName(merged_vertices.select("id")).unionByName(plain)  # (unseen: not stored)
+    vertices = _semi(old_vertices, replaced_ids, [("id", "id")], "left_anti").select(*VERTICES.names)
+    for rows in (vertices_new, vertices_unseen, merged_vertices, merged_plain):
+        vertices = vertices.unionByName(rows.select(*VERTICES.names))
     derived = is_derived_feeds()
     replaced_keys = touched_keys.unionByName(merged_keys)
     base = scratch(_semi(old_edges.where(~derived), replaced_keys, key_of_edge, "left_anti")
@@ -258,8 +294,8 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     old_changes = spark.read.parquet(str(old.changes)).select(*CHANGES.names)
     changes_new = scratch(fold.fold(new, aliases, texts=texts)[2], "changes")
     changes = old_changes.unionByName(_semi(changes_new, old_changes, [("change_id", "change_id")], "left_anti"))
-    counts = {"vertices": touched_ids.count(), "edges": touched_keys.count(),
-              "merged_vertices": merged_vertices.count(), "merged_edges": merged_edges.count()}
+    counts = {"vertices": touched_ids.count() + unseen.count(), "edges": touched_keys.count(),
+              "merged_vertices": merged_vertices.count() + merged_plain.count(), "merged_edges": merged_edges.count()}
     return vertices, edges, changes, counts
 
 
