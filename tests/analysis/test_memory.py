@@ -139,6 +139,17 @@ def test_hygiene_auto_counts_its_rows_and_answers_locally(generated, monkeypatch
     assert hygiene_of(generated.warehouse, engine="auto").engine == "local"
 
 
+def test_a_given_engine_never_pays_for_the_estimate(generated):
+    from lineage.analysis.engines import choose_engine
+
+    def counted() -> Question:  # what describing hygiene's question costs: a count of its rows
+        raise AssertionError("the rows were counted although the engine was given")
+
+    assert choose_engine(generated.warehouse, "local", counted) == "local"
+    assert choose_engine(generated.warehouse, "spark", counted) == "spark"
+    assert choose_engine(generated.warehouse, "auto", lambda: Question(rows=10)) == "local"  # auto asks it
+
+
 def test_unknown_free_memory_is_local():
     assert choose(*ISSUE, Question(breaks=10**6, kept=None), Budget(available=None, driver=GIB)) == "local"
 

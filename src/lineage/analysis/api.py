@@ -255,8 +255,10 @@ def hygiene(warehouse: str | Path, *, as_of: Any = None, unused_days: int = DEFA
         raise ValueError(f"unused_days must be >= 1, not {unused_days}")
     moment = hygiene_analysis.moment_of(as_of)
     # auto: local while the rows it reads fit in memory (at 10^6 events, 16 s and 1.5 GiB where Spark took minutes)
-    rows = rows_read(warehouse, relationships=hygiene_analysis.READ, without=hygiene_analysis.NEVER_READ)
-    if choose_engine(warehouse, engine, Question(rows=rows)) == "spark":
+    def question() -> Question:
+        return Question(rows=rows_read(warehouse, relationships=hygiene_analysis.READ, without=hygiene_analysis.NEVER_READ))
+
+    if choose_engine(warehouse, engine, question) == "spark":
         from lineage.analysis.spark_hygiene import spark_hygiene
 
         return spark_hygiene(warehouse, moment, unused_days=unused_days, top=top, spark=spark)

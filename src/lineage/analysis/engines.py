@@ -12,7 +12,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from lineage.analysis.engine import Engine, Traversal
 from lineage.settings import Settings, current
@@ -160,14 +160,18 @@ def budget(settings: Settings | None = None) -> Budget:
     return Budget(available, driver_bytes(settings), not (master == "local" or master.startswith("local[")))
 
 
-def choose_engine(warehouse: str | Path, engine: str = "auto", question: Question | None = None) -> str:
+def choose_engine(warehouse: str | Path, engine: str = "auto",
+                  question: Question | Callable[[], Question] | None = None) -> str:
     """``local`` or ``spark``: ``auto`` by :func:`choose` on the graph's rows (parquet footers) and
     ``question``; without one (a whole-graph question this module does not estimate) by
-    ``LINEAGE_LOCAL_MAX_EDGES`` alone."""
+    ``LINEAGE_LOCAL_MAX_EDGES`` alone. A ``question`` that costs something to describe (counting
+    the rows an answer reads) can be given as a function: it is asked only when the engine is ``auto``."""
     choice = (engine or "auto").strip().lower()
     if choice not in ENGINE_NAMES:
         raise ValueError(f"unknown engine {engine!r}: use one of {', '.join(ENGINE_NAMES)}")
     if choice == "auto":
+        if callable(question):
+            question = question()
         if question is None:
             return "local" if edge_rows(warehouse) <= local_max_edges() else "spark"
         if question.entity:
