@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pyspark.sql import functions as F
 
-from lineage.graph import fold, merge, resolve
+from lineage.graph import column_feeds, fold, merge, resolve
 from lineage.graph.build import _read_texts, aliases_frame
 from lineage.store.warehouse import Warehouse
 
@@ -27,7 +27,9 @@ def test_merged_vertices_equal_the_fold_of_all_their_facts(spark, generated):
     stored = fold.fold(before, aliases, texts=texts)[0].cache()
     whole = fold.fold(facts, aliases, texts=texts)[0]
     later = fold.resolve_aliases(after, aliases)
-    ids = merge.mergeable(stored, later, aliases.select(F.col("canonical").alias("id"))).cache()
+    runs = column_feeds.touched(later, texts, aliases)[0]  # Columns a later run names: column_feeds' to merge
+    blocked = aliases.select(F.col("canonical").alias("id")).unionByName(runs)
+    ids = merge.mergeable(stored, later, blocked).cache()
     merged = _rows(merge.merge_vertices(stored.join(ids, "id", "left_semi"), merge.increments(later)))
     expected = _rows(whole.join(ids, "id", "left_semi"))
 
@@ -35,17 +37,18 @@ def test_merged_vertices_equal_the_fold_of_all_their_facts(spark, generated):
     differing = {i: {k for k in row if row[k] != expected[i][k]} for i, row in merged.items() if row != expected[i]}
     assert not differing, [(i, {k: (merged[i][k], expected[i][k]) for k in ks}) for i, ks in list(differing.items())[:3]]
     labels = {row["label"] for row in merged.values()}
-    assert {"Table", "Node", "Instance"} <= labels, labels  # the busy vertices a day's facts name
+    assert {"Table", "Node", "Instance", "Column"} <= labels, labels  # the busy vertices a day's facts name
     changed = [i for i, row in merged.items() if row["event_count"] > stored.where(F.col("id") == i).first()["event_count"]]
     assert len(changed) == len(merged)  # every one of them had later facts added
     assert any(int(dict(row["properties"]).get("status_changes", 0)) > 1 for row in merged.values())  # re-reported
-    # and the ones that cannot be merged are not: people, Columns, an alias group
+    # and the ones that cannot be merged are not: people, the Columns a later run names, an alias group
     assert not labels & set(merge.REFOLDED_LABELS)
+    assert not {r["id"] for r in runs.collect()} & merged.keys()
     assert not {r["canonical"] for r in aliases.collect()} & merged.keys()
     # nor one that a new fact names no later than its last sighting (a late event): it is refolded
     table = next(i for i, row in merged.items() if row["label"] == "Table")
     early = fold.resolve_aliases(before, aliases).where(F.col("src_id") == table).limit(1)
     named = {v for row in early.collect() for v in (row["src_id"], row["dst_id"])}
     assert table in named
-    again = {r["id"] for r in merge.mergeable(stored, later.unionByName(early), aliases.select(F.col("canonical").alias("id"))).collect()}
+    again = {r["id"] for r in merge.mergeable(stored, later.unionByName(early), blocked).collect()}
     assert table not in again and again == set(merged) - named

@@ -8,9 +8,10 @@ other row of the previous generation is copied as it is:
 
 * a **vertex** is every fact naming its id (src or dst, after aliases). Of the ids the new facts
   name, one that every new fact names later than its stored ``last_seen`` is its stored row merged
-  with them (:mod:`lineage.graph.merge`: a day's busy tables and nodes); one that no stored fact
-  names is folded from the new facts alone (a day's new jobs and instances); the others (named by
-  a late fact, a person, an alias group, a Column a run names) are refolded from every fact naming them;
+  with them (:mod:`lineage.graph.merge`: a day's busy tables and nodes, a table's columns stated
+  again); one that no stored fact names is folded from the new facts alone (a day's new jobs and
+  instances); the others (named by a late fact, a person, an alias group, a Column a run names and
+  ``merge_columns`` does not take) are refolded from every fact naming them;
 * an **edge** ``(src, relationship, dst, qualifier)`` reads its own facts, the wildcard retracts of
   its ``(src, relationship)``, the asserts of its ``SINGLE_VALUED`` group (a node's other owners)
   and the status reports of the run its facts name (``run_lineage``): touched are the keys the new
@@ -205,8 +206,10 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     merged_keys = merged_edges.select(F.col("src").alias("src_id"), "relationship", F.col("dst").alias("dst_id"), "qualifier")
 
     # vertices every new fact names later than their stored last sighting: their stored row merged with those facts
+    run_ids, pair_keys = column_feeds.touched(fresh, texts, aliases)  # the Columns and column FEEDS of new job runs
+    run_ids = scratch(run_ids, "run-columns")
     superseded = _resolved(gone, aliases)  # a superseded fact was counted: its vertices are refolded
-    blocked = merged_vertices.select("id").unionByName(gone_ids).unionByName(
+    blocked = run_ids.unionByName(gone_ids).unionByName(
         superseded.select(F.col("src_id").alias("id"))).unionByName(superseded.select(F.col("dst_id").alias("id")))
     if aliases is not None:  # an alias group's names are decided over all its facts
         blocked = blocked.unionByName(aliases.select(F.col("canonical").alias("id")))
@@ -217,8 +220,7 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
 
     # an id no stored fact names (no stored row; not a Column a stored run's pairs may name): folded
     # from the new facts alone, without reading the month's (a day's new jobs and instances)
-    pair_ids, pair_keys = column_feeds.touched(fresh, texts, aliases)  # the Columns and column FEEDS of new job runs
-    pair_ids = _semi(pair_ids, merged_vertices, [("id", "id")], "left_anti")
+    pair_ids = _semi(run_ids, merged_vertices, [("id", "id")], "left_anti")
     pair_keys = _semi(pair_keys, merged_keys, [(c, c) for c in _FACT_KEY], "left_anti")
     others = _semi(named.union(pair_ids).distinct(), plain, [("id", "id")], "left_anti")
     unseen = scratch(_semi(others, old_vertices, [("id", "id")], "left_anti")

@@ -10,7 +10,9 @@ key replaces the stored one, a cleared one removes it), the status (the last new
 ``status_changes`` added to the stored count) and ``deleted_at`` (decided by the new vertex
 asserts and retracts when there are any: they are the latest). A person's names and an alias
 group's names are decided over all their facts (``fold.person_names``, ``fold.name_merged``):
-those vertices are refolded, as are Columns (``column_feeds``).
+those vertices are refolded. A Column that a new job run's pairs name is counted per run text
+(``column_feeds``): the caller blocks it, and ``column_feeds.merge_columns`` merges it or it is
+refolded; one only other facts name (a table's schema stated again) is merged here.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pyspark.sql import functions as F
 from lineage.graph import fold
 from lineage.store.schema import VERTICES
 
-REFOLDED_LABELS = ("User", "Column")  # named over every fact (people), or merged by column_feeds
+REFOLDED_LABELS = ("User",)  # named over every fact (people)
 STATUS = (*fold.STATUS_KEYS, "status_time", "status_changes")  # what a new last report replaces
 
 
