@@ -174,8 +174,8 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     """(vertices, edges, changes) of all ``facts`` given the generation ``old`` folded from all but
     ``new`` and ``gone`` (the stored facts a resolution among ``new`` superseded: ``facts`` holds
     ``new``, not ``gone``; ``texts``: the ``pairs`` facts' texts); and how many vertex ids and edge
-    keys were refolded, and merged (the Columns and column FEEDS only the new runs name:
-    ``column_feeds.merge_feeds``). Each step's result is written to ``scratch`` and read back: the fold's plan on a
+    keys were refolded, and merged (the vertices new facts only add to: :mod:`lineage.graph.merge`;
+    the Columns and column FEEDS only the new runs name: ``column_feeds.merge_feeds``). Each step's result is written to ``scratch`` and read back: the fold's plan on a
     selection stays the size of one fold's (kept in memory instead, the optimizer spent minutes on
     the plan of all the steps at once). The edge fold takes ``scratch`` too, for the frames its
     branches share; the vertex and change folds do not: a fold given ``scratch`` writes the shared
