@@ -219,7 +219,7 @@ def deletion(asserted: Column, retracted: Column) -> Column:
 
 def vertex_name(properties: Column, vertex_id: Column) -> Column:
     """A vertex's ``name``: its ``name`` property, else the key of its id."""
-    return F.coalesce(properties["name"], F.regexp_extract(vertex_id, r"^[^:]*:[^:]*:(.*)$", 1))
+    return F.coalesce(properties["name"], _key_of(vertex_id))
 
 
 def fold_vertices(facts: DataFrame, reports: DataFrame | None = None,

@@ -20,6 +20,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
+from lineage.facts.core import PAIRS
 from lineage.graph import fold
 from lineage.store.schema import VERTICES
 
@@ -43,7 +44,7 @@ def mergeable(stored: DataFrame, new: DataFrame, blocked: DataFrame) -> DataFram
 def increments(facts: DataFrame) -> DataFrame:
     """Per id the new ``facts`` (resolved, not yet state-filtered) name: the fold of those facts
     alone, before it is merged: lifetime, latest properties (cleared ones kept) and last status."""
-    resolved = facts.where(F.col("op") != "pairs")
+    resolved = facts.where(F.col("op") != PAIRS)
     state, reports = fold.state_facts(resolved), fold.status_reports(resolved.where(F.col("op") != "error"))
     mentions = fold.vertex_mentions(state, reports)
     props = fold._latest_props(mentions.where(F.col("properties").isNotNull()), ["id"], cleared=True)
