@@ -92,8 +92,7 @@ class LocalEngine:
         for v in np.flatnonzero(exists).tolist():
             graph.add_node(g.ids[v], label=g.label_of(int(codes[v])))
         keep = valid_mask(g.edge_start, g.edge_end, t) & exists[g.edge_src] & exists[g.edge_dst]
-        bounds = [g._edges.column(n).to_pylist() if n in g._edges.column_names else [None] * g._edges.num_rows
-                  for n in EDGE_INTERVAL]
+        bounds = [g.arrays.edge_bounds.column(n).to_pylist() for n in EDGE_INTERVAL]
         for i in np.flatnonzero(keep).tolist():
             src, dst, rel = g.ids[g.edge_src[i]], g.ids[g.edge_dst[i]], g.relationships[g.edge_rel[i]]
             interval = (bounds[0][i], bounds[1][i])

@@ -19,7 +19,9 @@ Memory: a chunk's reached pairs, plus a visited bitmap of ``chunk x vertices`` b
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from datetime import datetime
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -27,14 +29,14 @@ import numpy as np
 from lineage.analysis.engine import IMPORTANT_LABEL, Affected, Impact, Query, check_depth, directions
 from lineage.analysis.neighbourhood import Step
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
-from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, micros
+from lineage.graph import index as question_index
+from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant
+from lineage.graph.index import EDGE_FIELDS, VERTEX_FIELDS, Arrays, arrays_of
 from lineage.spark import check_local
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
-EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL, "last_seen")
 VISITED_BUDGET = 1 << 26
 """Entries of the visited bitmap of one chunk (``chunk size x vertices``): 64 MiB of bool."""
 MAX_CHUNK = 4096
@@ -69,70 +71,78 @@ def _table(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> "pa.Tabl
 
 
 class TemporalGraph:
-    """The whole history of the graph as arrays; ``reach_many`` answers queries at any instants."""
+    """The whole history of the graph as arrays; ``reach_many`` answers queries at any instants.
 
-    def __init__(self, vertices: "pa.Table", edges: "pa.Table") -> None:
-        import pyarrow as pa
-        import pyarrow.compute as pc
+    The arrays (:class:`lineage.graph.index.Arrays`) come from the build's question index when
+    the generation has one (mapped, not read), else from the rows given; ids become Python
+    strings only where an answer names them (``ids``, ``index`` and ``names`` are built on first
+    use: a walk from one entity never needs them whole)."""
 
-        vertices = vertices.filter(pc.is_valid(vertices.column("id")))
-        ids = pc.unique(vertices.column("id"))
-        ids = ids.take(pc.sort_indices(ids))
-        self.ids: list[str] = ids.to_pylist()
-        self._ids_arrow = ids
-        self.index: dict[str, int] = {vid: i for i, vid in enumerate(self.ids)}
-        self.names = np.array(self.ids, dtype=object)
-        n = self.n = len(self.ids)
-        # vertex rows, grouped by vertex: several rows of one id are several intervals
-        label_column = vertices.column("label") if "label" in vertices.column_names else pa.nulls(vertices.num_rows, pa.string())
-        labels = pc.unique(label_column.drop_null() if label_column.null_count else label_column)
-        labels = labels.take(pc.sort_indices(labels))
-        self.labels: list[str] = labels.to_pylist()
-        vertex = np.asarray(pc.index_in(vertices.column("id"), value_set=ids).to_numpy(zero_copy_only=False), np.int64)
-        code = pc.fill_null(pc.index_in(label_column, value_set=labels), -1).to_numpy(zero_copy_only=False)
-        order = np.argsort(vertex, kind="stable")
-        self.row_vertex = vertex[order]
-        self.row_label = np.asarray(code, np.int64)[order]
-        self.row_start = micros(_column(vertices, VERTEX_INTERVAL[0]), vertices.num_rows, start=True)[order]
-        self.row_end = micros(_column(vertices, VERTEX_INTERVAL[1]), vertices.num_rows, start=False)[order]
-        counts = np.bincount(self.row_vertex, minlength=n)
-        self.row_ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=self.row_ptr[1:])
-        first = self.row_ptr[:-1]
+    def __init__(self, arrays: Arrays) -> None:
+        self.arrays = arrays
+        self._ids_arrow = arrays.ids
+        self.n = len(arrays.ids)
+        self.labels, self.relationships = arrays.labels, arrays.relationships
+        self.row_vertex, self.row_label, self.row_ptr = arrays.row_vertex, arrays.row_label, arrays.row_ptr
+        self.row_start, self.row_end = arrays.row_start, arrays.row_end
+        counts = np.diff(self.row_ptr)
         self.single = counts == 1
-        self.label0 = self.row_label[first] if n else np.zeros(0, np.int64)
-        # edge rows between vertices (an id without a vertex row is never walked to or through)
-        keep = pc.and_(pc.and_(pc.is_valid(edges.column("src")), pc.is_valid(edges.column("dst"))),
-                       pc.is_valid(edges.column("relationship")))
-        edges = edges.filter(keep)
-        src = pc.index_in(edges.column("src"), value_set=ids)
-        dst = pc.index_in(edges.column("dst"), value_set=ids)
-        between = pc.and_(pc.is_valid(src), pc.is_valid(dst))
-        edges, src, dst = edges.filter(between), src.filter(between), dst.filter(between)
-        self.edge_src = np.asarray(src.to_numpy(zero_copy_only=False), np.int64)
-        self.edge_dst = np.asarray(dst.to_numpy(zero_copy_only=False), np.int64)
-        rel = edges.column("relationship")
-        self.relationships: list[str] = pc.unique(rel).to_pylist()
-        self.edge_rel = np.asarray(pc.index_in(rel, value_set=pa.array(self.relationships, pa.string()))
-                                   .to_numpy(zero_copy_only=False), np.int64)
-        self.edge_start = micros(_column(edges, EDGE_INTERVAL[0]), edges.num_rows, start=True)
-        self.edge_end = micros(_column(edges, EDGE_INTERVAL[1]), edges.num_rows, start=False)
-        self.edge_last = micros(_column(edges, "last_seen"), edges.num_rows, start=False)
-        self._edges = edges
+        self.label0 = self.row_label[self.row_ptr[:-1]] if self.n else np.zeros(0, np.int64)
+        self.edge_src, self.edge_dst, self.edge_rel = arrays.edge_src, arrays.edge_dst, arrays.edge_rel
+        self.edge_start, self.edge_end, self.edge_last = arrays.edge_start, arrays.edge_end, arrays.edge_last
         self._steps: dict[tuple[frozenset[str], frozenset[str]], Steps] = {}
         check_local()
 
     @classmethod
+    def from_tables(cls, vertices: "pa.Table", edges: "pa.Table") -> "TemporalGraph":
+        return cls(arrays_of(vertices, edges))
+
+    @classmethod
     def from_rows(cls, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]]) -> "TemporalGraph":
-        return cls(_table(vertices, VERTEX_FIELDS), _table(edges, EDGE_FIELDS))
+        return cls.from_tables(_table(vertices, VERTEX_FIELDS), _table(edges, EDGE_FIELDS))
 
     @classmethod
     def from_warehouse(cls, warehouse: Any) -> "TemporalGraph":
-        """The built graph's whole history, read once with pyarrow (no Spark, no JVM)."""
+        """The built graph's whole history: the generation's question index, else its parquet
+        read once with pyarrow (no Spark, no JVM)."""
         from lineage.graph.api import built
 
-        wh = built(warehouse, "vertices", "edges")
-        return cls(_read(wh.vertices, VERTEX_FIELDS), _read(wh.edges, EDGE_FIELDS))
+        return cls(question_index.read(built(warehouse, "vertices", "edges")))
+
+    @cached_property
+    def ids(self) -> list[str]:
+        return self._ids_arrow.to_pylist()
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return {vid: i for i, vid in enumerate(self.ids)}
+
+    @cached_property
+    def names(self) -> np.ndarray:
+        return np.array(self.ids, dtype=object)
+
+    def positions(self, ids: Iterable[str]) -> dict[str, int]:
+        """Each of ``ids`` that is a vertex -> its position: by binary search over the sorted
+        ids for a few, by the whole index once it exists or for many."""
+        wanted = set(ids)
+        if "index" in self.__dict__ or len(wanted) > 64:
+            return {vid: self.index[vid] for vid in wanted if vid in self.index}
+        found = {}
+        for vid in wanted:
+            i = bisect_left(_Sorted(self._ids_arrow), vid)
+            if i < self.n and self._ids_arrow[i].as_py() == vid:
+                found[vid] = i
+        return found
+
+    def id_lists(self, matrix: np.ndarray) -> list[list[str]]:
+        """The ids at the positions of a 2-D array, as rows of strings (a walk's paths)."""
+        if "names" in self.__dict__ or matrix.size > self.n // 8:
+            return self.names[matrix].tolist()
+        import pyarrow as pa
+
+        flat = self._ids_arrow.take(pa.array(matrix.ravel())).to_pylist()
+        width = matrix.shape[1] if matrix.ndim == 2 else 0
+        return [flat[i:i + width] for i in range(0, len(flat), width)] if width else [[] for _ in range(len(matrix))]
 
     # ----------------------------------------------------------------------------------------
     # vertices at an instant
@@ -155,8 +165,9 @@ class TemporalGraph:
     def labels_at(self, ids: Collection[str], moment: datetime | None) -> dict[str, str]:
         t = None if moment is None else instant(moment)
         found = {}
+        where = self.positions(ids)
         for vid in ids:
-            v = self.index.get(vid)
+            v = where.get(vid)
             if v is not None and self.exists(v, t):
                 found[vid] = self.label_of(int(self.label_codes(np.array([v]), t)[0]))
         return found
@@ -168,10 +179,10 @@ class TemporalGraph:
     def vertex_spans(self, ids: Collection[str]) -> dict[str, list[tuple[int, int]]]:
         """Each id's ``(start, end)`` validity intervals in microseconds (``neighbourhood.Neighbourhood``)."""
         spans: dict[str, list[tuple[int, int]]] = {}
+        where = self.positions(ids)
         for vid in ids:
-            v = self.index.get(vid)
-            if v is not None:
-                lo, hi = self.row_ptr[v], self.row_ptr[v + 1]
+            if vid in where:
+                lo, hi = self.row_ptr[where[vid]], self.row_ptr[where[vid] + 1]
                 spans[vid] = list(zip(self.row_start[lo:hi].tolist(), self.row_end[lo:hi].tolist()))
         return spans
 
@@ -203,7 +214,7 @@ class TemporalGraph:
     def edge_rows(self, ids: Collection[str], relationships: Collection[str], *, by: str) -> list[Step]:
         """Edge rows of ``relationships`` whose ``by`` end is one of ``ids`` (``neighbourhood.Neighbourhood``)."""
         codes = [i for i, rel in enumerate(self.relationships) if rel in set(relationships)]
-        wanted = np.array(sorted(self.index[i] for i in ids if i in self.index), dtype=np.int64)
+        wanted = np.array(sorted(self.positions(ids).values()), dtype=np.int64)
         if not codes or not len(wanted):
             return []
         ends = self.edge_src if by == "src" else self.edge_dst
@@ -270,7 +281,8 @@ class TemporalGraph:
         factor = None
         if importance:
             factor = np.ones(max(self.n, 1), dtype=np.float64)
-            known = [(self.index[vid], value) for vid, value in importance.items() if vid in self.index]
+            at_ = self.positions(importance)
+            known = [(at_[vid], value) for vid, value in importance.items() if vid in at_]
             if known:
                 at, values = zip(*known)
                 factor[list(at)] = values
@@ -289,11 +301,12 @@ class TemporalGraph:
         anytime = np.zeros(len(queries), dtype=bool)
         start_q: list[int] = []
         start_v: list[int] = []
+        where = self.positions({s for query in queries for s in query.sources})
         for q, query in enumerate(queries):
             t = None if query.moment is None else instant(query.moment)
             anytime[q] = t is None
             moments[q] = 0 if t is None else t
-            for v in sorted({self.index[s] for s in query.sources if s in self.index}):
+            for v in sorted({where[s] for s in query.sources if s in where}):
                 if self.exists(v, t):
                     start_q.append(q)
                     start_v.append(v)
@@ -435,7 +448,7 @@ class Chunk:
             alive = at >= 0
             matrix[rows[alive], at[alive]] = self.v[current[alive]]
             current[alive] = np.maximum(self.parent[current[alive]], 0)
-        names = self.graph.names[matrix].tolist()
+        names = self.graph.id_lists(matrix)
         labels = self.graph.labels
         return [
             Affected(path[dist], labels[code] if code >= 0 else None, dist, tuple(path[:dist + 1]))  # type: ignore[arg-type]
@@ -452,13 +465,14 @@ def _offsets(counts: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
 
 
-def _column(table: "pa.Table", name: str) -> Any:
-    return table.column(name) if name in table.column_names else None
+class _Sorted:
+    """The sorted Arrow ids as a sequence of strings, for ``bisect`` (one id decoded per probe)."""
 
+    def __init__(self, ids: "pa.Array") -> None:
+        self.ids = ids
 
-def _read(path: Any, fields: Sequence[str]) -> "pa.Table":
-    """The wanted columns of a parquet dataset directory (Spark's ``_SUCCESS``/``.crc`` skipped)."""
-    import pyarrow.dataset as ds
+    def __len__(self) -> int:
+        return len(self.ids)
 
-    dataset = ds.dataset(str(path), format="parquet")
-    return dataset.to_table(columns=[f for f in fields if f in dataset.schema.names])
+    def __getitem__(self, i: int) -> str:
+        return self.ids[i].as_py()

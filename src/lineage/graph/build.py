@@ -25,6 +25,7 @@ from lineage.store.commit import Transaction
 from lineage.facts import core
 from lineage.facts.extract import by_script, facts_of_event
 from lineage.graph import column_feeds, fold, incremental, resolve
+from lineage.graph import index as question_index
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
 from lineage.store.lock import DEFAULT_WAIT, writer
@@ -32,7 +33,7 @@ from lineage.store.runs import RunReport, new_run_id
 from lineage.store.schema import CHANGES, EDGES, EXTRACTED, FACTS, PAIRS_TEXTS, VERTICES
 from lineage.settings import Settings
 from lineage.store.testhooks import pause_point
-from lineage.store.warehouse import CURRENT, Warehouse
+from lineage.store.warehouse import CURRENT, INDEX, Warehouse
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -197,6 +198,11 @@ def build(
         if not full and (same := unchanged(wh, aliases)) is not None:
             same.build_id = new_run_id()
             with Transaction(wh.root, "build.log") as txn:  # a build is logged even when it folds nothing
+                current = wh.latest()
+                if not question_index.usable(current.index):  # a generation built before it, or damaged
+                    (progress or (lambda _msg: None))("writing the question index")
+                    question_index.write(current.vertices, current.edges, txn.replace(current.index))
+                    same.fold_reason += "; the question index written"
                 same.log(txn.append(wh.builds))
             return same
         if spark is None:
@@ -306,6 +312,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
                 clustered = DATASETS[name].select_from(frame).sortWithinPartitions(*CLUSTERED_BY[name])
                 clustered.write.mode("overwrite").option("parquet.block.size", ROW_GROUP_BYTES).parquet(str(staged[name]))
                 pause_point("build.graph-write")
+            say("writing the question index")
+            question_index.write(staged["vertices"], staged["edges"], where / INDEX)
             (where / incremental.MANIFEST).write_text(json.dumps(
                 {"build_id": build_id, "graph_version": now, "aliases": alias_key, "fact_files": files}, indent=1))
             graph_txn.point(wh.graph / CURRENT, generation)

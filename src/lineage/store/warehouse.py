@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 
+INDEX = "index"  # graph/<generation>/index: the question index (lineage.graph.index)
 CURRENT = "current"  # graph/current: a link to the committed graph generation
 
 
@@ -99,6 +100,11 @@ class Warehouse:
     def changes(self) -> Path:
         """Change records (schema change, drop, node deploy, permission change, ...)."""
         return self.generation_dir / "changes"
+
+    @property
+    def index(self) -> Path:
+        """The question index the build writes with each generation (:mod:`lineage.graph.index`)."""
+        return self.generation_dir / INDEX
 
     @property
     def builds(self) -> Path:

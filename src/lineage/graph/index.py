@@ -1,0 +1,242 @@
+"""The question index of a graph generation: the arrays a traversal walks, written by the build.
+
+A question about one entity used to read the whole graph from parquet and index it again (sort
+the ids, code labels and relationships, turn every interval into integers): most of its time and
+memory at 10^6 events. The build now writes those arrays once per generation, beside the
+generation's parquet (``graph/<generation>/index/``, committed with it), and a question maps them
+(``numpy.load(mmap_mode="r")``, an Arrow IPC file for the ids): only the pages a walk touches are
+read, and every process asking shares them through the page cache.
+
+The arrays (:class:`Arrays`) are the same whether read from the index or computed from parquet
+(:func:`arrays_of`), so a generation without an index (built before it existed) still answers,
+only slower. ``meta.json`` is written last: a directory without it is not an index.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+import numpy as np
+
+from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, micros
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from lineage.store.warehouse import Warehouse
+
+FORMAT = 1
+"""The index layout; a reader ignores (and reads parquet instead of) any other."""
+META = "meta.json"
+IDS = "ids.arrow"
+BOUNDS = "edge_bounds.arrow"
+VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
+EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL, "last_seen")
+ARRAYS = ("row_vertex", "row_label", "row_start", "row_end", "row_ptr",
+          "edge_src", "edge_dst", "edge_rel", "edge_start", "edge_end", "edge_last")
+
+
+@dataclass
+class Arrays:
+    """The graph's whole history as arrays. ``ids``: vertex ids sorted by code point (a vertex is
+    its position); vertex rows grouped by vertex (``row_ptr``, several rows being several
+    intervals) with label codes into ``labels``; edge rows between two vertices with codes into
+    ``relationships``; intervals as int64 microseconds (:func:`lineage.graph.asof.micros`);
+    ``edge_bounds``, the edges' stored ``valid_from``/``valid_to`` (the networkx view's intervals)."""
+
+    ids: "pa.Array"
+    labels: list[str]
+    relationships: list[str]
+    row_vertex: np.ndarray
+    row_label: np.ndarray
+    row_start: np.ndarray
+    row_end: np.ndarray
+    row_ptr: np.ndarray
+    edge_src: np.ndarray
+    edge_dst: np.ndarray
+    edge_rel: np.ndarray
+    edge_start: np.ndarray
+    edge_end: np.ndarray
+    edge_last: np.ndarray
+    edge_bounds: "pa.Table"
+
+
+def arrays_of(vertices: "pa.Table", edges: "pa.Table | Iterable[pa.RecordBatch]") -> Arrays:
+    """The arrays of a graph's vertex rows and edge rows (a table, or record batches: the edges
+    are coded a batch at a time, so only their arrays are ever whole), ``VERTEX_FIELDS`` and
+    ``EDGE_FIELDS``, an absent interval column being open. Edge rows missing an end, or whose ends
+    are not both vertex ids, are left out: they are never walked (GraphFrames drops them too)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    vertices = vertices.filter(pc.is_valid(vertices.column("id")))
+    ids = pc.unique(vertices.column("id"))
+    ids = ids.take(pc.sort_indices(ids))
+    label_column = vertices.column("label") if "label" in vertices.column_names else pa.nulls(vertices.num_rows, pa.string())
+    labels = pc.unique(label_column.drop_null() if label_column.null_count else label_column)
+    labels = labels.take(pc.sort_indices(labels))
+    vertex = np.asarray(pc.index_in(vertices.column("id"), value_set=ids).to_numpy(zero_copy_only=False), np.int64)
+    code = pc.fill_null(pc.index_in(label_column, value_set=labels), -1).to_numpy(zero_copy_only=False)
+    order = np.argsort(vertex, kind="stable")
+    row_vertex = vertex[order]
+    row_ptr = np.zeros(len(ids) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(row_vertex, minlength=len(ids)), out=row_ptr[1:])
+    relationships: list[str] = []
+    parts = [_edge_batch(batch, ids, relationships)
+             for batch in (edges.to_batches() if isinstance(edges, pa.Table) else edges)]
+    edge = {name: np.concatenate([p[name] for p in parts]) if parts else np.zeros(0, np.int64)
+            for name in ARRAYS if name.startswith("edge_")}
+    bounds = [p["bounds"] for p in parts]
+    return Arrays(
+        ids=ids.combine_chunks() if isinstance(ids, pa.ChunkedArray) else ids,
+        labels=labels.to_pylist(),
+        relationships=relationships,
+        row_vertex=row_vertex,
+        row_label=np.asarray(code, np.int64)[order],
+        row_start=micros(_column(vertices, VERTEX_INTERVAL[0]), vertices.num_rows, start=True)[order],
+        row_end=micros(_column(vertices, VERTEX_INTERVAL[1]), vertices.num_rows, start=False)[order],
+        row_ptr=row_ptr,
+        edge_bounds=pa.concat_tables(bounds).combine_chunks() if bounds else _bounds(pa.table({})),
+        **edge,
+    )
+
+
+def _edge_batch(batch: "pa.RecordBatch", ids: "pa.Array", relationships: list[str]) -> dict[str, Any]:
+    """One batch of edge rows coded against the vertex ids; ``relationships`` grows with the
+    names first seen (so their order is that of first appearance, batch after batch)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    edges = pa.Table.from_batches([batch])
+    keep = pc.and_(pc.and_(pc.is_valid(edges.column("src")), pc.is_valid(edges.column("dst"))),
+                   pc.is_valid(edges.column("relationship")))
+    edges = edges.filter(keep)
+    src = pc.index_in(edges.column("src"), value_set=ids)
+    dst = pc.index_in(edges.column("dst"), value_set=ids)
+    between = pc.and_(pc.is_valid(src), pc.is_valid(dst))
+    edges, src, dst = edges.filter(between), src.filter(between), dst.filter(between)
+    rel = edges.column("relationship")
+    relationships.extend(r for r in pc.unique(rel).to_pylist() if r not in relationships)
+    return {
+        "edge_src": np.asarray(src.to_numpy(zero_copy_only=False), np.int64),
+        "edge_dst": np.asarray(dst.to_numpy(zero_copy_only=False), np.int64),
+        "edge_rel": np.asarray(pc.index_in(rel, value_set=pa.array(relationships, pa.string()))
+                               .to_numpy(zero_copy_only=False), np.int64),
+        "edge_start": micros(_column(edges, EDGE_INTERVAL[0]), edges.num_rows, start=True),
+        "edge_end": micros(_column(edges, EDGE_INTERVAL[1]), edges.num_rows, start=False),
+        "edge_last": micros(_column(edges, "last_seen"), edges.num_rows, start=False),
+        "bounds": _bounds(edges),
+    }
+
+
+def read(wh: "Warehouse") -> Arrays:
+    """The arrays of a snapshot's graph: its index when the build wrote one, else from parquet
+    (a damaged index is said on stderr and read around: the parquet is the graph)."""
+    try:
+        found = opened(wh.index)
+    except IndexDamaged as damaged:
+        print(f"lineage: warning: {damaged}; reading the graph's parquet instead "
+              "(`lineage build` writes the index again)", file=sys.stderr)
+        found = None
+    return found or arrays_of(_read(wh.vertices, VERTEX_FIELDS), _read(wh.edges, EDGE_FIELDS))
+
+
+def usable(directory: Path) -> bool:
+    """Whether ``directory`` holds an index a reader will open (of this format, undamaged)."""
+    try:
+        return opened(directory) is not None
+    except IndexDamaged:
+        return False
+
+
+def write(vertices: Path, edges: Path, directory: Path) -> Arrays:
+    """Index the graph of the parquet datasets ``vertices`` and ``edges`` into ``directory`` (in
+    the build's staged generation): the arrays computed once, the edges read a batch at a time,
+    each array written as a file, ``meta.json`` last."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset(str(edges), format="parquet")
+    batches = dataset.to_batches(columns=[f for f in EDGE_FIELDS if f in dataset.schema.names], batch_size=1 << 20)
+    arrays = arrays_of(_read(vertices, VERTEX_FIELDS), batches)
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in ARRAYS:
+        np.save(directory / f"{name}.npy", getattr(arrays, name), allow_pickle=False)
+    for file, table in ((IDS, pa.table({"id": arrays.ids})), (BOUNDS, arrays.edge_bounds)):
+        with pa.OSFile(str(directory / file), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
+            writer.write_table(table)
+    meta = {"format": FORMAT, **_sizes(arrays.ids, vars(arrays), arrays.edge_bounds),
+            "labels": arrays.labels, "relationships": arrays.relationships}
+    _write_last(directory / META, json.dumps(meta, indent=1))
+    return arrays
+
+
+def opened(directory: Path) -> Arrays | None:
+    """The index in ``directory`` mapped into memory, or None when there is none of this format
+    (a generation built before the index, or by another layout); :class:`IndexDamaged` when its
+    files cannot be read or do not match its ``meta.json``."""
+    import pyarrow as pa
+
+    try:
+        meta = json.loads((directory / META).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        return None
+    try:
+        arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in ARRAYS}
+        ids = pa.ipc.open_file(pa.memory_map(str(directory / IDS))).read_all().column("id").combine_chunks()
+        bounds = pa.ipc.open_file(pa.memory_map(str(directory / BOUNDS))).read_all()
+    except (OSError, ValueError, pa.ArrowException) as error:
+        raise IndexDamaged(f"the question index {directory} cannot be read: {error}") from None
+    if _sizes(ids, arrays, bounds) != {k: meta.get(k) for k in ("vertices", "vertex_rows", "edge_rows")}:
+        raise IndexDamaged(f"the question index {directory} does not match its {META}")
+    return Arrays(ids=ids, labels=meta["labels"], relationships=meta["relationships"], edge_bounds=bounds, **arrays)
+
+
+class IndexDamaged(Exception):
+    """An index whose files cannot be read or disagree with ``meta.json``."""
+
+
+def _sizes(ids: "pa.Array", arrays: dict[str, Any], bounds: "pa.Table") -> dict[str, int | None]:
+    """Vertices, vertex rows and edge rows, when every array agrees (None where they disagree)."""
+    def one(lengths: set[int]) -> int | None:
+        return lengths.pop() if len(lengths) == 1 else None
+
+    rows = {len(arrays[n]) for n in ARRAYS if n.startswith("row_") and n != "row_ptr"}
+    return {"vertices": one({len(ids), len(arrays["row_ptr"]) - 1}), "vertex_rows": one(rows),
+            "edge_rows": one({len(arrays[n]) for n in ARRAYS if n.startswith("edge_")} | {bounds.num_rows})}
+
+
+def _bounds(edges: "pa.Table") -> "pa.Table":
+    import pyarrow as pa
+
+    return pa.table({name: edges.column(name) if name in edges.column_names else pa.nulls(edges.num_rows, pa.timestamp("us", tz="UTC"))
+                     for name in EDGE_INTERVAL}).combine_chunks()
+
+
+def _write_last(path: Path, text: str) -> None:
+    """``text`` into ``path`` by a rename, after the files it describes are on disk."""
+    partial = path.with_suffix(".partial")
+    with open(partial, "w") as out:
+        out.write(text)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(partial, path)
+
+
+def _column(table: "pa.Table", name: str) -> Any:
+    return table.column(name) if name in table.column_names else None
+
+
+def _read(path: Any, fields: Sequence[str]) -> "pa.Table":
+    """The wanted columns of a parquet dataset directory (Spark's ``_SUCCESS``/``.crc`` skipped)."""
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset(str(path), format="parquet")
+    return dataset.to_table(columns=[f for f in fields if f in dataset.schema.names])

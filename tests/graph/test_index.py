@@ -1,0 +1,119 @@
+"""The question index (issue 31 part 4): the build writes, with each graph generation, the arrays
+a traversal walks; a question maps them instead of reading and indexing the parquet, and gets the
+same answer; a damaged or missing index is read around, and `lineage build` writes it again."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from lineage.analysis import api
+from lineage.analysis.temporal import TemporalGraph
+from lineage.graph import index
+from lineage.graph.build import build
+from lineage.store.warehouse import Warehouse
+
+TABLE = "table:maxcompute:retail_dw.dwd_orders"
+
+
+def _parquet_arrays(wh: Warehouse) -> index.Arrays:
+    return index.arrays_of(index._read(wh.vertices, index.VERTEX_FIELDS), index._read(wh.edges, index.EDGE_FIELDS))
+
+
+def _assert_same(found: index.Arrays, expected: index.Arrays) -> None:
+    assert found.ids.to_pylist() == expected.ids.to_pylist()
+    assert (found.labels, found.relationships) == (expected.labels, expected.relationships)
+    for name in index.ARRAYS:
+        assert np.array_equal(getattr(found, name), getattr(expected, name)), name
+    assert found.edge_bounds.equals(expected.edge_bounds)
+
+
+def _answers(warehouse: Path) -> tuple[dict, dict]:
+    as_of = "2024-07-05T00:00:00Z"
+    return (api.impact(warehouse, [TABLE], as_of=as_of, engine="local").to_json(),
+            api.upstream(warehouse, [TABLE], as_of=as_of, engine="local").to_json())
+
+
+@pytest.fixture
+def copied(demo_warehouse, tmp_path) -> Path:
+    """A copy of the demo warehouse to damage (its links kept as links)."""
+    target = tmp_path / "warehouse"
+    shutil.copytree(demo_warehouse, target, symlinks=True)
+    return target
+
+
+def test_the_build_writes_the_index_of_its_generation(demo_warehouse):
+    wh = Warehouse.at(demo_warehouse)
+    assert wh.index.parent.name == wh.generation  # inside the generation: committed and pruned with it
+    found = index.opened(wh.index)
+    assert found is not None and len(found.ids) > 100 and len(found.edge_src) > 200
+    assert isinstance(found.edge_src, np.memmap)  # mapped, not read
+    _assert_same(found, _parquet_arrays(wh))
+
+
+def test_edges_coded_a_batch_at_a_time_are_the_whole_tables(demo_warehouse):
+    """The build codes the edges in batches (bounded memory at 10^7 events): the same arrays as
+    one table, relationship codes included (their order is that of first appearance)."""
+    wh = Warehouse.at(demo_warehouse)
+    vertices, edges = index._read(wh.vertices, index.VERTEX_FIELDS), index._read(wh.edges, index.EDGE_FIELDS)
+    batches = edges.to_batches(max_chunksize=7)
+    assert len(batches) > 30
+    _assert_same(index.arrays_of(vertices, batches), index.arrays_of(vertices, edges))
+
+
+def test_a_question_maps_the_index_and_never_reads_the_parquet(copied, monkeypatch):
+    expected = _answers(copied)
+    assert expected[0]["affected"] and expected[1]["upstream"]
+
+    def no_parquet(*_args, **_kwargs):
+        raise AssertionError("the graph's parquet was read though the generation has an index")
+
+    monkeypatch.setattr(index, "_read", no_parquet)
+    assert _answers(copied) == expected
+    graph = TemporalGraph.from_warehouse(copied)
+    assert "index" not in graph.__dict__  # one entity's walk never builds the dict of every id
+    monkeypatch.undo()
+    # without the index (a generation built before it) the parquet answers the same
+    shutil.rmtree(Warehouse.at(copied).index)
+    assert _answers(copied) == expected
+
+
+@pytest.mark.parametrize("damage", ["truncated", "missing", "mismatched"])
+def test_a_damaged_index_is_read_around_and_the_next_build_writes_it(copied, capsys, damage):
+    expected = _answers(copied)
+    wh = Warehouse.at(copied)
+    if damage == "truncated":
+        path = wh.index / "edge_src.npy"
+        path.write_bytes(path.read_bytes()[:1000])
+    elif damage == "missing":
+        shutil.rmtree(wh.index)
+    else:  # the arrays of another graph under this meta.json
+        np.save(wh.index / "row_ptr.npy", np.zeros(5, np.int64))
+    capsys.readouterr()
+    assert _answers(copied) == expected
+    err = capsys.readouterr().err
+    if damage == "missing":
+        assert err == ""  # an older generation: nothing is wrong
+    else:
+        assert "warning" in err and str(wh.index) in err and "`lineage build`" in err
+    assert not index.usable(wh.index)
+    # nothing new to fold: no Spark (none given that works), the same generation, its index written
+    again = build(copied, spark=object())
+    assert (again.fold, again.generation) == ("none", wh.generation)
+    assert "question index written" in again.fold_reason
+    assert index.usable(Warehouse.at(copied).index)
+    _assert_same(index.opened(wh.index), _parquet_arrays(wh))
+    assert _answers(copied) == expected
+    assert "question index" not in build(copied, spark=object()).fold_reason  # written once
+
+
+def test_an_index_of_another_format_is_not_read(copied):
+    wh = Warehouse.at(copied)
+    meta = wh.index / index.META
+    meta.write_text(meta.read_text().replace(f'"format": {index.FORMAT}', '"format": 999'))
+    assert index.opened(wh.index) is None  # a later layout: the parquet is read, without a warning
+    assert isinstance(TemporalGraph.from_warehouse(copied).arrays.ids, pa.Array)
