@@ -113,7 +113,7 @@ def state_facts(facts: DataFrame) -> DataFrame:
     )
 
 
-def _latest_props(rows: DataFrame, key: list[str], cleared: bool = False) -> DataFrame:
+def latest_props(rows: DataFrame, key: list[str], cleared: bool = False) -> DataFrame:
     """Per key: a map of the latest value of every property (by time, event id, sequence); a
     property whose latest value is :data:`CLEARED` is left out (kept with ``cleared``: what a
     merge onto an earlier row must remove, :mod:`lineage.graph.merge`)."""
@@ -155,7 +155,7 @@ def _rank_of(status: Column) -> Column:
     return ranks[status]
 
 
-def _latest_status(reports: DataFrame) -> DataFrame:
+def latest_status(reports: DataFrame) -> DataFrame:
     """Per vertex: the map of its last report's status keys, ``status_time``, ``status_changes``."""
     window = Window.partitionBy("id").orderBy(
         F.col("event_time").desc_nulls_last(), F.col("rank").desc(), F.col("event_id").desc(), F.col("seq").desc()
@@ -235,13 +235,13 @@ def fold_vertices(facts: DataFrame, reports: DataFrame | None = None,
         base = base.unionByName(counted).groupBy("id").agg(
             F.min("label").alias("label"), F.min("first_seen").alias("first_seen"), F.max("last_seen").alias("last_seen"),
             F.sum("event_count").alias("event_count"), F.max("_asserted").alias("_asserted"), F.max("_retracted").alias("_retracted"))
-    props = _latest_props(mentions.where(F.col("properties").isNotNull()), ["id"])
+    props = latest_props(mentions.where(F.col("properties").isNotNull()), ["id"])
     vertices = (
         base.join(props, "id", "left")
         .withColumn("properties", F.coalesce("properties", F.create_map().cast("map<string,string>")))
     )
     if reports is not None:
-        vertices = vertices.join(_latest_status(reports), "id", "left").withColumn(
+        vertices = vertices.join(latest_status(reports), "id", "left").withColumn(
             "properties",  # coalesce: the column stays non-null, as declared in lineage.store.schema
             F.coalesce(F.when(F.col("_status").isNotNull(), _with_status(F.col("properties"), F.col("_status"))),
                        F.col("properties")),
@@ -378,7 +378,7 @@ def fold_edges(facts: DataFrame, scratch: Scratch | None = None) -> DataFrame:
         .withColumn("closed_by", F.when(closed_by_retract, "retract").when(expiry.isNotNull(), "expiry"))
         .withColumn("expires_at", expiry)
     )
-    props = _latest_props(edges.where(asserted), interval_key)
+    props = latest_props(edges.where(asserted), interval_key)
     listed = _listed_props(edges.where(asserted), interval_key)
     props = props.join(listed, interval_key, "left").withColumn("properties", F.when(
         F.col("_listed").isNull(), F.col("properties")

@@ -47,9 +47,9 @@ def increments(facts: DataFrame) -> DataFrame:
     resolved = facts.where(F.col("op") != PAIRS)
     state, reports = fold.state_facts(resolved), fold.status_reports(resolved.where(F.col("op") != "error"))
     mentions = fold.vertex_mentions(state, reports)
-    props = fold._latest_props(mentions.where(F.col("properties").isNotNull()), ["id"], cleared=True)
+    props = fold.latest_props(mentions.where(F.col("properties").isNotNull()), ["id"], cleared=True)
     return (fold.lifetimes(mentions).join(props.withColumnRenamed("properties", "_props"), "id", "left")
-            .join(fold._latest_status(reports), "id", "left"))
+            .join(fold.latest_status(reports), "id", "left"))
 
 
 def merge_vertices(stored: DataFrame, added: DataFrame) -> DataFrame:
