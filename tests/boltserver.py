@@ -11,11 +11,13 @@ import random
 import shutil
 import socket
 import subprocess
+import sys
+import threading
 import time
 from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 GRAPH = "falkordb"
 
@@ -139,3 +141,62 @@ def start(directory: Path, timeout: float = 20.0, bolt_port: int | None = None) 
                 server.stop()
                 raise RuntimeError(f"FalkorDB did not answer on Bolt port {bolt_port}: {exc}\n{server.log()}") from exc
             time.sleep(0.1)
+
+
+STALLED = 120.0
+"""Seconds a server may leave PING unanswered before :func:`loaded` takes it for deadlocked."""
+POLL = 10.0
+"""Seconds between the watchdog's PINGs."""
+
+
+def answers(port: int) -> bool:
+    """Whether Redis answers PING on ``port`` within 5 s (a FalkorDB whose main thread is stuck does not)."""
+    try:
+        return _resp(port, "PING").startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def loaded(directory: Callable[[], Path], load: Callable[[BoltServer], None], attempts: int = 3) -> BoltServer:
+    """A server started in ``directory()`` with ``load(server)`` done on it (a fixture's export).
+
+    Why: FalkorDB 4.16 under load has twice stopped answering in the middle of the platform
+    export (its log ending with its "Fork preparation time" lines, PING unanswered, the export
+    blocked reading a Bolt reply forever), which hung CI. A watchdog PINGs the server while
+    ``load`` runs; one silent for :data:`STALLED` seconds is killed (the export's read then fails),
+    and the load is done again on a fresh server, at most ``attempts`` times, each said on stderr
+    with the server log's tail. A ``load`` that fails on a server that answers is not retried."""
+    for attempt in range(1, attempts + 1):
+        server = start(directory())
+        failure: list[BaseException] = []
+        worker = threading.Thread(target=lambda: _run(load, server, failure), daemon=True)
+        worker.start()
+        silent_since = None
+        while worker.is_alive():
+            worker.join(POLL)
+            if not worker.is_alive():
+                break
+            if answers(server.redis_port):
+                silent_since = None
+            elif silent_since is None:
+                silent_since = time.monotonic()
+            elif time.monotonic() - silent_since > STALLED:
+                sys.stderr.write(f"boltserver: FalkorDB stopped answering (attempt {attempt} of {attempts}); "
+                                 f"killed and started again. Its log ends:\n{server.log()[-1500:]}\n")
+                server.process.kill()
+                worker.join(60)
+                break
+        if not failure and not worker.is_alive() and server.alive():
+            return server
+        if failure and server.alive() and answers(server.redis_port):
+            server.stop()
+            raise failure[0]
+        server.stop()
+    raise RuntimeError(f"FalkorDB stopped answering on each of {attempts} attempts to load it")
+
+
+def _run(load: Callable[[BoltServer], None], server: BoltServer, failure: list[BaseException]) -> None:
+    try:
+        load(server)
+    except BaseException as error:  # noqa: BLE001 - handed to the caller
+        failure.append(error)

@@ -130,9 +130,11 @@ def demo_graph(demo_warehouse, tmp_path_factory):
     from lineage.export.impact import export_impact
     from lineage.export.neo4j import Target, export
 
-    server = boltserver.start(tmp_path_factory.mktemp("falkordb-demo"))
-    export(demo_warehouse, Target(server.uri), batch_size=500)
-    export_impact(demo_warehouse, Target(server.uri), engine="local")
+    def load(server) -> None:
+        export(demo_warehouse, Target(server.uri), batch_size=500)
+        export_impact(demo_warehouse, Target(server.uri), engine="local")
+
+    server = boltserver.loaded(lambda: tmp_path_factory.mktemp("falkordb-demo"), load)
     yield server
     server.stop()
 
@@ -192,10 +194,10 @@ def platform_graph(platform, tmp_path_factory):
     from lineage.export.impact import export_impact
     from lineage.export.neo4j import Target, export
 
-    server = boltserver.start(tmp_path_factory.mktemp("falkordb-platform"))
-    try:
+    def load(server) -> None:
         export(platform.warehouse, Target(server.uri), batch_size=1000)
         export_impact(platform.warehouse, Target(server.uri), engine="local")
-        yield server
-    finally:
-        server.stop()
+
+    server = boltserver.loaded(lambda: tmp_path_factory.mktemp("falkordb-platform"), load)
+    yield server
+    server.stop()
