@@ -226,7 +226,7 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     unseen = scratch(_semi(others, old_vertices, [("id", "id")], "left_anti")
                      .where(~F.col("id").startswith(COLUMN_PREFIX)), "unseen")
     unseen_facts = _raw(_any(current, [(unseen, [("src_id", "id")]), (unseen, [("dst_id", "id")])]))
-    vertices_unseen = scratch(_semi(fold.fold(unseen_facts, aliases, texts=texts)[0], unseen, [("id", "id")]), "unseen-vertices")
+    vertices_unseen = scratch(_semi(fold.fold_vertices_of(unseen_facts, aliases, texts), unseen, [("id", "id")]), "unseen-vertices")
 
     # the other vertices a new fact names, refolded from every fact naming them
     touched_ids = scratch(_semi(others, unseen, [("id", "id")], "left_anti"), "ids")
@@ -235,7 +235,7 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     if not columns.isEmpty():  # a Column is named by the runs whose pairs name it too
         naming = naming.unionByName(column_feeds.texts_naming(every, columns, texts, aliases))
     naming = scratch(_raw(naming), "vfacts")
-    vertices_new = scratch(_semi(fold.fold(naming, aliases, texts=texts)[0], touched_ids, [("id", "id")]), "vertices")
+    vertices_new = scratch(_semi(fold.fold_vertices_of(naming, aliases, texts), touched_ids, [("id", "id")]), "vertices")
 
     # edges: the keys of the groups new facts are in
     new_edges = fresh.where(is_edge)
@@ -294,7 +294,7 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
 
     # changes: one per change fact, so the new facts' are added
     old_changes = spark.read.parquet(str(old.changes)).select(*CHANGES.names)
-    changes_new = scratch(fold.fold(new, aliases, texts=texts)[2], "changes")
+    changes_new = scratch(fold.fold_changes_of(new, aliases), "changes")
     changes = old_changes.unionByName(_semi(changes_new, old_changes, [("change_id", "change_id")], "left_anti"))
     counts = {"vertices": touched_ids.count() + unseen.count(), "edges": touched_keys.count(),
               "merged_vertices": merged_vertices.count() + merged_plain.count(), "merged_edges": merged_edges.count()}
