@@ -386,3 +386,55 @@ def test_a_server_dying_mid_export_stops_it_with_a_clear_error_and_a_resumable_j
     assert isinstance(error, ExportInterrupted), outcome
     assert "run the same command again to resume" in str(error)
     assert journal.read_text().count("\n") >= 20
+
+
+def test_a_server_that_stops_answering_mid_export_ends_it_and_the_next_run_resumes(tmp_path):
+    """A server that keeps its socket open but never answers (FalkorDB deadlocked like this in CI;
+    a SIGSTOPped process does the same) must not leave the export waiting forever: the request
+    waits --server-timeout, the export ends resumable, and the next run completes the graph."""
+    from lineage.export.neo4j import ExportInterrupted
+
+    warehouse = tmp_path / "warehouse"
+    vertices, edges = lineage_graph(tables=300, jobs=300, users=50)
+    write_graph(warehouse, vertices, edges)
+    server = boltserver.start(tmp_path / "silent")
+    journal = _journal(warehouse, server.uri)
+    stopped: list[int] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if done >= 300 and not stopped:  # some batches are journaled; the next request is never answered
+            os.kill(server.process.pid, signal.SIGSTOP)
+            stopped.append(done)
+
+    try:
+        started = time.monotonic()
+        with pytest.raises(ExportInterrupted) as raised:
+            export(warehouse, Target(server.uri, answer_seconds=2), batch_size=100, bulk="never", progress=progress)
+        waited = time.monotonic() - started
+        assert stopped and waited < 30, waited
+        assert "left a request unanswered for 2s (--server-timeout)" in str(raised.value)
+        assert "run the same command again to resume" in str(raised.value)
+        assert sum(len(json.loads(line)["rows"]) for line in journal.read_text().splitlines()) >= stopped[0]
+        assert signal.getsignal(signal.SIGALRM) == signal.SIG_DFL  # the alarm is put back
+        os.kill(server.process.pid, signal.SIGCONT)
+        again = export(warehouse, Target(server.uri), batch_size=100, bulk="never")
+        assert again.resumed_batches >= 3
+        assert held(server) == expected(warehouse)
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+        server.stop()
+
+
+def test_cli_a_silent_server_ends_the_export_with_exit_1_not_a_wait(tmp_path, demo_copy):
+    server = boltserver.start(tmp_path / "stopped")
+    os.kill(server.process.pid, signal.SIGSTOP)  # it accepts the connection; it never greets
+    try:
+        started = time.monotonic()
+        result = run_cli("export", "neo4j", "--warehouse", str(demo_copy), "--uri", server.uri, "--server-timeout", "2")
+        assert time.monotonic() - started < 30
+        assert result.exit_code == 1, result.output
+        assert "the export stopped: the server left a request unanswered for 2s" in result.stderr
+        assert "Traceback" not in result.stderr
+    finally:
+        os.kill(server.process.pid, signal.SIGCONT)
+        server.stop()

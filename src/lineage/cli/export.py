@@ -13,6 +13,7 @@ import click
 from rich.table import Table
 
 from lineage.cli.answers import ENGINE_CHOICE
+from lineage.export.patience import ANSWER_SECONDS
 from lineage.render.progress import Callback
 from lineage.render.escape import terminal
 from lineage.render.terminal import console, err, say
@@ -40,6 +41,9 @@ def export_group() -> None:
 @click.option("--dry-run", is_flag=True, help="Print what would be sent (against the local export state); send nothing.")
 @click.option("--retry-seconds", type=click.FloatRange(0, 3600), default=60.0, show_default=True,
               help="How long to retry an unreachable server or a transient failure.")
+@click.option("--server-timeout", "server_timeout", type=click.FloatRange(1, 86400), default=ANSWER_SECONDS, show_default=True,
+              help="Seconds one request may wait for the server's answer; a server silent that long ends the export "
+                   "(exit 1, resumable).")
 @click.option("--bulk", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True,
               help="Full export of an empty database through its bulk loader (Neo4j: writes neo4j-admin import files; "
                    "FalkorDB: falkordb-bulk-loader); auto from 100,000 rows (see docs/neo4j.md).")
@@ -55,7 +59,7 @@ def export_group() -> None:
 @click.option("--engine", type=ENGINE_CHOICE, default="auto", show_default=True, help="With --with-impact: the engine.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
 def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None, database: str | None, batch_size: int,
-                 dialect: str, full: bool, dry_run: bool, retry_seconds: float, bulk: str, redis_url: str | None,
+                 dialect: str, full: bool, dry_run: bool, retry_seconds: float, server_timeout: float, bulk: str, redis_url: str | None,
                  with_impact: bool, retry_rejected: bool, since: str | None, until: str | None, engine: str,
                  as_json: bool) -> None:
     """Export the temporal graph over Bolt: incremental, idempotent, resumable (see docs/neo4j.md).
@@ -66,7 +70,7 @@ def export_neo4j(warehouse: Path, uri: str, user: str, password_env: str | None,
     if (since or until) and not with_impact:
         raise click.UsageError("--since/--until choose the window of --with-impact")
 
-    target = Target.from_options(uri, user, password_env, database)
+    target = Target.from_options(uri, user, password_env, database, server_timeout)
     if not target.password and not dry_run:
         say(f"no password in ${password_env or 'NEO4J_PASSWORD'}: connecting without authentication")
     with _export_progress(not as_json) as progress:

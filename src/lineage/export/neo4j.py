@@ -29,7 +29,7 @@ from neo4j.exceptions import DriverError, Neo4jError, TransientError
 
 from lineage.errors import LineageError, UsageError
 from lineage.export import bulk as bulk_path
-from lineage.export import records
+from lineage.export import patience, records
 from lineage.export.dialect import DIALECTS, Dialect, DialectError, close_without_goodbye, detect, rendered_size
 from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
 from lineage.export.state import ENDPOINT, NODE, REFUSED, REL, SERVER, ExportState, target_name
@@ -66,9 +66,12 @@ class Target:
     user: str | None = None
     password: str | None = field(default=None, repr=False)
     database: str | None = None
+    answer_seconds: float | None = patience.ANSWER_SECONDS
+    """How long one request may wait for the server's answer before the export ends (None: forever)."""
 
     @classmethod
-    def from_options(cls, uri: str, user: str | None, password_env: str | None, database: str | None) -> "Target":
+    def from_options(cls, uri: str, user: str | None, password_env: str | None, database: str | None,
+                     answer_seconds: float | None = patience.ANSWER_SECONDS) -> "Target":
         """The target the CLI options name; the password only ever comes from the environment
         (``password_env``, default ``NEO4J_PASSWORD``; unset means no authentication)."""
         if not uri.startswith(BOLT_SCHEMES):
@@ -76,7 +79,7 @@ class Target:
         password = os.environ.get(password_env or "NEO4J_PASSWORD")
         if password_env and not password:
             raise ExportError(f"--password-env {password_env}: that environment variable is not set")
-        return cls(uri, user, password or None, database)
+        return cls(uri, user, password or None, database, answer_seconds)
 
 
 @dataclass
@@ -279,19 +282,26 @@ class Connection:
 def bolt_session(target: Target, retry_seconds: float, dialect: str, what: str, advice: str) -> Iterator[Connection]:
     """The one way every writer talks to the target: connect, pick the dialect (``auto``: ask the
     server), read the export marker; on the way out close the driver (FalkorDB: without GOODBYE).
-    A server failure inside becomes :class:`ExportInterrupted` naming ``what`` stopped, then ``advice``."""
-    driver = connect(target, retry_seconds)
-    try:
-        with driver.session(database=target.database) as session:
-            chosen = DIALECTS[dialect] if dialect != "auto" else detect(lambda query: read(session, query))
-            if chosen.close_quietly:
-                close_without_goodbye()
-            yield Connection(session, chosen, read(session, MARKER_READ, id=MARKER_ID)[0]["run_id"])
-    except (Neo4jError, DriverError) as exc:
-        message = getattr(exc, "message", None) or str(exc).strip().splitlines()[-1]
-        raise ExportInterrupted(f"{target.uri}: {what} stopped: {type(exc).__name__}: {message}. {advice}") from None
-    finally:
-        driver.close()
+    A server failure inside becomes :class:`ExportInterrupted` naming ``what`` stopped, then ``advice``;
+    so does a request the server leaves unanswered for ``target.answer_seconds`` (:mod:`patience`)."""
+    with patience.watched(target.answer_seconds):
+        try:
+            driver = connect(target, retry_seconds)
+            try:
+                with driver.session(database=target.database) as session:
+                    chosen = DIALECTS[dialect] if dialect != "auto" else detect(lambda query: read(session, query))
+                    if chosen.close_quietly:
+                        close_without_goodbye()
+                    yield Connection(session, chosen, read(session, MARKER_READ, id=MARKER_ID)[0]["run_id"])
+            except (Neo4jError, DriverError) as exc:
+                message = getattr(exc, "message", None) or str(exc).strip().splitlines()[-1]
+                raise ExportInterrupted(f"{target.uri}: {what} stopped: {type(exc).__name__}: {message}. {advice}") from None
+            finally:
+                driver.close()
+        except patience.ServerSilent:
+            patience.quiet()
+            raise ExportInterrupted(f"{target.uri}: {what} stopped: the server left a request unanswered for "
+                                    f"{target.answer_seconds:g}s (--server-timeout). {advice}") from None
 
 
 def _write(session: Any, query: str, rows: list[dict[str, Any]]) -> int:
@@ -301,12 +311,14 @@ def _write(session: Any, query: str, rows: list[dict[str, Any]]) -> int:
 def read(session: Any, query: str, **params: Any) -> list[dict[str, Any]]:
     """A managed read transaction. Every statement goes through one: FalkorDB picks the graph
     from auto-commit RUN metadata wrongly, but consistently for transactions."""
-    return session.execute_read(lambda tx: [r.data() for r in tx.run(query, **params)])
+    with patience.answered():
+        return session.execute_read(lambda tx: [r.data() for r in tx.run(query, **params)])
 
 
 def write(session: Any, query: str, **params: Any) -> list[dict[str, Any]]:
     """A managed write transaction (retried by the driver on transient failures)."""
-    return session.execute_write(lambda tx: [r.data() for r in tx.run(query, **params)])
+    with patience.answered():
+        return session.execute_write(lambda tx: [r.data() for r in tx.run(query, **params)])
 
 
 def export(
@@ -549,7 +561,7 @@ def _falkordb_bulk(session: Any, target: Target, redis_url: str | None, mode: st
         files = bulk_path.falkordb_files(directory, work.node_upserts, work.rel_upserts)
         client = bulk_path.open_redis(target.uri, redis_url, target.password,
                                       lambda probe: write(session, PROBE_WRITE, id=probe),
-                                      lambda probe: write(session, PROBE_DELETE, id=probe))
+                                      lambda probe: write(session, PROBE_DELETE, id=probe), target.answer_seconds)
     except bulk_path.BulkUnavailable as exc:
         shutil.rmtree(directory, ignore_errors=True)
         if mode == "always":
