@@ -10,13 +10,12 @@ import random
 import threading
 from pathlib import Path
 
-import numpy as np
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 import pytest
 
+from graph.test_index import assert_index_of_its_own_graph
 from lineage.generate import generate
-from lineage.graph import index
 from lineage.graph.build import build
 from lineage.ingest.pipeline import ingest
 from lineage.store.warehouse import Warehouse
@@ -133,11 +132,7 @@ def test_day_by_day_builds_equal_one_full_build(spark, platform, seed):
     assert len(whole_graph["edges"]) > 500 and any(e["relationship"] == "FEEDS" for e in whole_graph["edges"])
     # each generation, incremental or full, is written with the question index of its own graph
     for warehouse in (daily, whole):
-        wh = Warehouse.at(warehouse)
-        found = index.opened(wh.index)
-        expected = index.arrays_of(index._read(wh.vertices, index.VERTEX_FIELDS), index._read(wh.edges, index.EDGE_FIELDS))
-        assert found is not None and found.ids.to_pylist() == expected.ids.to_pylist()
-        assert all(np.array_equal(getattr(found, n), getattr(expected, n)) for n in index.ARRAYS)
+        assert_index_of_its_own_graph(Warehouse.at(warehouse))
     # each pairs text stored once, however many builds met it; every text of the one build among them
     daily_texts, whole_texts = (ds.dataset(str(w / "pairs_texts")).to_table().column("text").to_pylist() for w in (daily, whole))
     assert whole_texts and len(daily_texts) == len(set(daily_texts)) and set(whole_texts) <= set(daily_texts)

@@ -23,7 +23,7 @@ from lineage.analysis.engine import Affected, Traversal, UnknownIds
 from lineage.analysis.engines import Question, choose_engine, open_engine, traversal
 from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, Hygiene
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
-from lineage.graph.api import built, change_rows, load_rows, rows_read, to_time, vertex_rows
+from lineage.graph.api import built, change_rows, edge_ends, load_rows, rows_read, to_time, vertex_rows
 
 # views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
 from lineage.analysis.views import (  # noqa: F401
@@ -156,10 +156,14 @@ def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessRe
     its MaxCompute owners and admins, and its catalogue (metadata) owners."""
     only = access_analysis.TARGET_RELATIONSHIPS  # the access paths' part of the graph, not its jobs and runs
     skip = () if ids.label_of(target) in access_analysis.NEVER_ON_A_PATH else access_analysis.NEVER_ON_A_PATH
-    vertices, edges = load_rows(warehouse, relationships=only, named=[target], without=skip,
-                                near={access_analysis.HAS_COLUMN: [target]})  # its columns, not the platform's
+    warehouse = built(warehouse, "vertices", "edges", "changes")  # one generation for every read
+    # of those, the edges a walk from the target can take (found on three columns), as whole rows
+    near = access_analysis.near_target(target, edge_ends(warehouse, relationships=only, without=skip))
     # every create record as stored: ownership reads each report of a create (merging is for ranking changes)
     creates = change_rows(warehouse, merge=False, kinds=["create"])
+    scopes = near[access_analysis.CAN_ACCESS]  # their creators own them: named though no edge names them
+    makers = {c["actor"] for c in creates if c["entity_id"] in scopes and c.get("actor")}
+    vertices, edges = load_rows(warehouse, relationships=only, named=[target, *makers], without=skip, near=near)
     return access_rows(vertices, edges, creates, target, as_of=as_of, relationships=only)
 
 
@@ -188,7 +192,7 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
                                 without=access_analysis.NEVER_ON_A_PATH,  # and of the columns, those a mark or grant names
                                 near=propagation.columns_read(warehouse))
     # and the jobs FEEDS came through: whether their column lineage is complete decides the fallback
-    vertices += vertex_rows(warehouse, columns.via_jobs(edges))
+    vertices += vertex_rows(warehouse, columns.via_jobs(edges), properties={"Job": [columns.LINEAGE_PROPERTY]})
     kwargs = {"tags": tuple(tags)} if tags else {}
     return propagation.exposure(vertices, edges, as_of=moment, relationships=propagation.RELATIONSHIPS, **kwargs)
 

@@ -51,6 +51,11 @@ def _owner(made: Mapping[str, list[tuple[datetime, str]]], entity: str, moment: 
     return (before[-1][1], before[-1][0]) if before else None
 
 
+def admin_roles(project: str) -> list[str]:
+    """The ids of a MaxCompute project's built-in admin roles (:data:`ADMIN_ROLES`)."""
+    return [f"role:maxcompute:{ids.key_of(project)}.{role}" for role in ADMIN_ROLES]
+
+
 def _projects(snap: Snapshot, target: str) -> list[str]:
     if snap.label(target) == "Project":
         return [target]
@@ -72,8 +77,7 @@ def owners_and_admins(snap: Snapshot, target: str, made: Mapping[str, list[tuple
         if project != target and (found := _owner(made, project, snap.moment)):
             paths.setdefault(found[0], []).append(AccessPath((found[0], *tail), ("owner", "project"), privileges,
                                                              since=found[1]))
-        for role in ADMIN_ROLES:
-            role_id = f"role:maxcompute:{ids.key_of(project)}.{role}"
+        for role_id in admin_roles(project):
             for e in snap.into(role_id, HAS_ROLE):
                 paths.setdefault(e.src, []).append(AccessPath((e.src, role_id, *tail), ("admin",), privileges,
                                                               e.valid_to if e.closed_by == "expiry" else None, None,

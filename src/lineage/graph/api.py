@@ -240,6 +240,19 @@ def rows_read(warehouse: str | Path, *, relationships: Collection[str], without:
             + ds.dataset(str(wh.vertices), format="parquet").count_rows(filter=outside))
 
 
+def edge_ends(warehouse: str | Path, *, relationships: Collection[str], without: Collection[str] = ()
+              ) -> list[tuple[str, str, str]]:
+    """(src, relationship, dst) of the edges of ``relationships`` touching no label of ``without``,
+    at any time: three columns of the files, for a question that finds its part by walking these
+    before it reads whole rows (``access``)."""
+    import pyarrow.dataset as ds
+
+    wh = built(warehouse, "edges")
+    table = ds.dataset(str(wh.edges), format="parquet").to_table(
+        columns=["src", "relationship", "dst"], filter=_edge_filter(relationships, without))
+    return list(zip(*(table.column(name).to_pylist() for name in ("src", "relationship", "dst"))))
+
+
 def every_vertex(warehouse: str | Path, *, relationships: Collection[str],
                  properties: Mapping[str, Collection[str]]) -> tuple[list[dict[str, Any]], Iterator[dict[str, Any]]]:
     """(vertices, edges) for a reader of the whole platform that walks only some relationships (the
@@ -307,12 +320,15 @@ def _touching(edges: Any, ids: Collection[str]) -> Any:
     return pc.or_(pc.is_in(edges.column("src"), value_set=wanted), pc.is_in(edges.column("dst"), value_set=wanted))
 
 
-def vertex_rows(warehouse: str | Path, wanted: Collection[str]) -> list[dict[str, Any]]:
+def vertex_rows(warehouse: str | Path, wanted: Collection[str],
+                properties: Mapping[str, Collection[str]] | None = None) -> list[dict[str, Any]]:
     """The vertex rows of ``wanted`` ids (filtered in Arrow): what a part of the graph names
-    without walking to it, e.g. the jobs a FEEDS edge was made by."""
+    without walking to it, e.g. the jobs a FEEDS edge was made by. ``properties``: when given, the
+    only properties read, by label (a job's column lineage, not its SQL)."""
     import pyarrow.dataset as ds
 
-    return _as_rows(_read_table(built(warehouse, "vertices").vertices, ds.field("id").isin(_strings(wanted))))
+    rows = _read_table(built(warehouse, "vertices").vertices, ds.field("id").isin(_strings(wanted)))
+    return _as_rows(rows if properties is None else _slim(rows, properties, others=False))
 
 
 def _strings(values: Collection[str]) -> Any:

@@ -584,7 +584,7 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None, scratch: Scratch | 
     shuffle ran 17 times at 10^6 events), the edge fold's intermediate frames and the folded edges
     (written, and joined to derive FEEDS). The outputs' columns then come back nullable: write them
     with ``Dataset.select_from`` (``lineage.store.schema``)."""
-    _resolved, state, reports, runs = _prepared(facts, aliases, scratch)
+    state, reports, runs = _prepared(facts, aliases, scratch)
     lineage, column_edges, mentions = run_lineage(state, reports), None, None
     if not runs.isEmpty():  # the column steps (and their share of the plan) only when a job run states columns
         mixed, per_text = _per_text(runs, state, texts, scratch)
@@ -604,7 +604,7 @@ def fold_vertices_of(facts: DataFrame, aliases: DataFrame | None = None, texts: 
     """The vertices of :func:`fold` alone. The incremental build folds selections of facts for their
     vertices only; building the edge fold's plan as well (which Spark analyses as it is built) cost
     it 30-80 s per selection at 10^6 events, with no task running."""
-    _resolved, state, reports, runs = _prepared(facts, aliases, None)
+    state, reports, runs = _prepared(facts, aliases, None)
     mentions = None
     if not runs.isEmpty():
         mixed, per_text = _per_text(runs, state, texts, None)
@@ -618,13 +618,13 @@ def fold_changes_of(facts: DataFrame, aliases: DataFrame | None = None) -> DataF
 
 
 def _prepared(facts: DataFrame, aliases: DataFrame | None, scratch: Scratch | None
-              ) -> tuple[DataFrame, DataFrame, DataFrame, DataFrame]:
-    """(resolved, state, reports, runs): what every output of the fold starts from (``PAIRS`` facts
-    only as runs: their texts are folded by ``column_feeds``)."""
+              ) -> tuple[DataFrame, DataFrame, DataFrame]:
+    """(state, reports, runs): what every output of the fold starts from (``PAIRS`` facts only as
+    runs: their texts are folded by ``column_feeds``); the alias-resolved facts both read are kept."""
     resolved = _kept(resolve_aliases(facts.where(F.col("op") != PAIRS), aliases), scratch)
     state = _kept(state_facts(resolved), scratch)
     reports = _kept(status_reports(resolved.where(F.col("op") != "error")), scratch)
-    return resolved, state, reports, _kept(column_feeds.runs(facts), scratch)
+    return state, reports, _kept(column_feeds.runs(facts), scratch)
 
 
 def _per_text(runs: DataFrame, state: DataFrame, texts: DataFrame | None, scratch: Scratch | None

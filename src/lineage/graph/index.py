@@ -143,7 +143,17 @@ def read(wh: "Warehouse") -> Arrays:
         print(f"lineage: warning: {damaged}; reading the graph's parquet instead "
               "(`lineage build` writes the index again)", file=sys.stderr)
         found = None
-    return found or arrays_of(_read(wh.vertices, VERTEX_FIELDS), _read(wh.edges, EDGE_FIELDS))
+    return found or from_parquet(wh.vertices, wh.edges)
+
+
+def from_parquet(vertices: Path, edges: Path) -> Arrays:
+    """The arrays of the parquet datasets ``vertices`` and ``edges``, the edges read a batch at a
+    time (what the index holds, and what a generation without one is read as)."""
+    import pyarrow.dataset as ds
+
+    dataset = ds.dataset(str(edges), format="parquet")
+    batches = dataset.to_batches(columns=[f for f in EDGE_FIELDS if f in dataset.schema.names], batch_size=1 << 20)
+    return arrays_of(_read(vertices, VERTEX_FIELDS), batches)
 
 
 def usable(directory: Path) -> bool:
@@ -159,11 +169,8 @@ def write(vertices: Path, edges: Path, directory: Path) -> Arrays:
     the build's staged generation): the arrays computed once, the edges read a batch at a time,
     each array written as a file, ``meta.json`` last."""
     import pyarrow as pa
-    import pyarrow.dataset as ds
 
-    dataset = ds.dataset(str(edges), format="parquet")
-    batches = dataset.to_batches(columns=[f for f in EDGE_FIELDS if f in dataset.schema.names], batch_size=1 << 20)
-    arrays = arrays_of(_read(vertices, VERTEX_FIELDS), batches)
+    arrays = from_parquet(vertices, edges)
     directory.mkdir(parents=True, exist_ok=True)
     for name in ARRAYS:
         np.save(directory / f"{name}.npy", getattr(arrays, name), allow_pickle=False)
