@@ -26,12 +26,15 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lineage import ids
 from lineage.events.base import parse_time
 from lineage.graph.api import exists_at, to_time
 from lineage.graph.asof import contains
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 CAN_ACCESS, HAS_ROLE, HAS_LABEL, HAS_COLUMN, IN_PROJECT, FEEDS = (
     "CAN_ACCESS", "HAS_ROLE", "HAS_LABEL", "HAS_COLUMN", "IN_PROJECT", "FEEDS")
@@ -490,25 +493,29 @@ def _earliest(paths: Iterable[AccessPath]) -> datetime | None:
     return min(starts) if starts else None
 
 
-def near_target(target: str, edges: Iterable[tuple[str, str, str]]) -> dict[str, set[str]]:
-    """What :func:`principals_at` and the ownership of ``target`` can walk, at any time, from the
-    (src, relationship, dst) of the access edges: per relationship, the ids whose edges of it they
-    read (``load_rows(near=...)``). The target's scopes (its projects, its columns), the grants into
-    those, the members of the roles holding them or administering its projects, and the labels of
-    the target, its columns and those principals. At 10^6 events a table's are a few dozen of the
-    55,000 access edges ``access`` turned into Python rows."""
+def near_target(target: str, edges: "pa.Table") -> dict[str, set[str]]:
+    """What :func:`principals_at` and the ownership of ``target`` can walk, at any time, found on
+    the ``src``, ``relationship`` and ``dst`` columns of the access edges: per relationship, the ids
+    whose edges of it they read (``load_rows(near=...)``). The target's scopes (its projects, its
+    columns), the grants into those, the members of the roles holding them or administering its
+    projects, and the labels of the target, its columns and those principals. At 10^6 events a
+    table's are a few dozen of the 55,000 access edges ``access`` turned into Python rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     from lineage.analysis.ownership import admin_roles
 
-    out: dict[tuple[str, str], set[str]] = defaultdict(set)
-    into: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for src, relationship, dst in edges:
-        out[src, relationship].add(dst)
-        into[dst, relationship].add(src)
-    projects = out[target, IN_PROJECT] | ({target} if ids.label_of(target) == "Project" else set())
-    objects = {target} | projects | out[target, HAS_COLUMN]
-    grantees = {src for obj in objects for src in into[obj, CAN_ACCESS]}
+    def ends(relationships: Collection[str], end: str, ids: Collection[str], other: str) -> set[str]:
+        """The ``other`` ends of the edges of ``relationships`` whose ``end`` is one of ``ids``."""
+        chosen = pc.and_(pc.is_in(edges.column("relationship"), value_set=pa.array(sorted(relationships), pa.string())),
+                         pc.is_in(edges.column(end), value_set=pa.array(sorted(ids), pa.string())))
+        return set(edges.column(other).filter(chosen).to_pylist())
+
+    projects = ends([IN_PROJECT], "src", [target], "dst") | ({target} if ids.label_of(target) == "Project" else set())
+    objects = {target} | projects | ends([HAS_COLUMN], "src", [target], "dst")
+    grantees = ends([CAN_ACCESS], "dst", objects, "src")
     roles = grantees | {role for project in projects for role in admin_roles(project)}
-    members = {src for role in roles for src in into[role, HAS_ROLE]}
+    members = ends([HAS_ROLE], "dst", roles, "src")
     return {CAN_ACCESS: objects, HAS_ROLE: roles, IN_PROJECT: {target}, HAS_COLUMN: {target}, "OWNS": {target},
             HAS_LABEL: objects | grantees | members}
 

@@ -153,7 +153,8 @@ def show_rows(vertex_id: str, vertices: Sequence[Row], edges: Sequence[Row], cha
 def show(warehouse: str | Path, vertex_id: str, *, as_of: Any = None) -> Entity:
     changes = change_rows(warehouse, entities=[vertex_id])
     # its edges, the vertices at their other ends, and the changes' actors (named in the answer)
-    vertices, edges = load_rows(warehouse, around=[vertex_id], named={c["actor"] for c in changes if c.get("actor")})
+    vertices, edges = load_rows(warehouse, around=[vertex_id], named={c["actor"] for c in changes if c.get("actor")},
+                                described=[vertex_id])  # the others are named, not described
     return show_rows(vertex_id, vertices, edges, changes, as_of=as_of)
 
 

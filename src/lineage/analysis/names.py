@@ -173,10 +173,26 @@ def resolve_in(warehouse: str | Path, texts: Iterable[str]) -> tuple[str, ...]:
     from lineage.graph.api import built
 
     texts = tuple(texts)
-    path = str(built(warehouse, "vertices").vertices)
+    wh = built(warehouse, "vertices")
+    if (arrays := _index(wh)) is not None:  # the ids, sorted and mapped: a binary search each
+        from lineage.graph.index import positions
+
+        known = positions(arrays.ids, texts)
+        return texts if all(t in known for t in texts) else resolve_all(texts, vertex_rows(wh))
+    path = str(wh.vertices)
     if "id" not in pq.ParquetDataset(path).schema.names:  # no vertex files at all: nothing to resolve against,
         return texts  # the command's own reading says what is wrong (no graph, a damaged file)
     ids = set(pq.read_table(path, columns=["id"], filters=ds.field("id").isin(sorted(set(texts)))).column("id").to_pylist())
     if all(t in ids for t in texts):
         return texts
     return resolve_all(texts, vertex_rows(warehouse))
+
+
+def _index(wh: Any) -> Any:
+    """The generation's question index, or None (none, or damaged: the question's own read says so)."""
+    from lineage.graph.index import IndexDamaged, opened
+
+    try:
+        return opened(wh.index)
+    except IndexDamaged:
+        return None

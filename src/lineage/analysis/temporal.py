@@ -19,7 +19,6 @@ Memory: a chunk's reached pairs, plus a visited bitmap of ``chunk x vertices`` b
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
@@ -127,12 +126,7 @@ class TemporalGraph:
         wanted = set(ids)
         if "index" in self.__dict__ or len(wanted) > 64:
             return {vid: self.index[vid] for vid in wanted if vid in self.index}
-        found = {}
-        for vid in wanted:
-            i = bisect_left(_Sorted(self._ids_arrow), vid)
-            if i < self.n and self._ids_arrow[i].as_py() == vid:
-                found[vid] = i
-        return found
+        return question_index.positions(self._ids_arrow, wanted)
 
     def id_lists(self, matrix: np.ndarray) -> list[list[str]]:
         """The ids at the positions of a 2-D array, as rows of strings (a walk's paths)."""
@@ -465,14 +459,3 @@ def _offsets(counts: np.ndarray) -> np.ndarray:
     return np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
 
 
-class _Sorted:
-    """The sorted Arrow ids as a sequence of strings, for ``bisect`` (one id decoded per probe)."""
-
-    def __init__(self, ids: "pa.Array") -> None:
-        self.ids = ids
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def __getitem__(self, i: int) -> str:
-        return self.ids[i].as_py()

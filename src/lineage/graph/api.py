@@ -172,7 +172,7 @@ def load_rows(
     warehouse: str | Path, as_of: Any = None, *, relationships: Collection[str] | None = None,
     around: Collection[str] | None = None, named: Collection[str] = (), without: Collection[str] = (),
     near: Mapping[str, Collection[str]] | None = None, labels: Collection[str] = (),
-    properties: Mapping[str, Collection[str]] | None = None,
+    properties: Mapping[str, Collection[str]] | None = None, described: Collection[str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(vertices, edges) as lists of dicts read with pyarrow (no JVM), as of a moment when given.
 
@@ -184,7 +184,9 @@ def load_rows(
     touching those ids (``access`` reads its target's HAS_COLUMN, not the platform's). ``labels``:
     every vertex of these labels, whether an edge read names it or not (``hygiene``'s islands).
     ``properties``: when given, the only properties read, by relationship (edges) and label
-    (vertices); the rest are left in the file (a Job's SQL, a run's ids). The filter runs in
+    (vertices); the rest are left in the file (a Job's SQL, a run's ids). ``described``: when given,
+    the only vertices read with their properties, the others with none (``show`` names the 31,000
+    runs around a hub table, it does not describe them). The filter runs in
     Arrow, before any row becomes a Python object: at 10^6 events the whole graph is 1.3M rows and
     3 GB of dicts, a question's part a few thousand (``show``) or a twentieth (``access``)."""
     wh = built(warehouse, "vertices")
@@ -207,7 +209,17 @@ def load_rows(
         chosen |= ds.field("label").isin(sorted(labels))
     if without:
         chosen &= ~ds.field("label").isin(sorted(without)) | ds.field("label").is_null()
-    vertices = _read_table(wh.vertices, chosen)
+    if described is None:
+        vertices = _read_table(wh.vertices, chosen)
+    else:
+        import pyarrow as pa
+
+        whole = ds.field("id").isin(_strings(described))
+        vertices = _read_table(wh.vertices, chosen & whole)
+        bare = _read_table(wh.vertices, chosen & ~whole, columns=[c for c in vertices.column_names if c != "properties"])
+        none = pa.array([[]] * bare.num_rows, type=vertices.schema.field("properties").type)
+        vertices = pa.concat_tables([vertices, bare.append_column(vertices.schema.field("properties"), none)
+                                     .select(vertices.column_names)])
     if properties is not None:
         vertices, edges = _slim(vertices, properties, others=False), _slim(edges, properties, "relationship", others=False)
     return rows_at(_as_rows(vertices), _as_rows(edges), to_time(as_of))
@@ -240,17 +252,15 @@ def rows_read(warehouse: str | Path, *, relationships: Collection[str], without:
             + ds.dataset(str(wh.vertices), format="parquet").count_rows(filter=outside))
 
 
-def edge_ends(warehouse: str | Path, *, relationships: Collection[str], without: Collection[str] = ()
-              ) -> list[tuple[str, str, str]]:
-    """(src, relationship, dst) of the edges of ``relationships`` touching no label of ``without``,
-    at any time: three columns of the files, for a question that finds its part by walking these
-    before it reads whole rows (``access``)."""
+def edge_ends(warehouse: str | Path, *, relationships: Collection[str], without: Collection[str] = ()) -> Any:
+    """The ``src``, ``relationship`` and ``dst`` of the edges of ``relationships`` touching no label
+    of ``without``, at any time, as an Arrow table: what a question walks to find its part before it
+    reads whole rows (``access``)."""
     import pyarrow.dataset as ds
 
     wh = built(warehouse, "edges")
-    table = ds.dataset(str(wh.edges), format="parquet").to_table(
+    return ds.dataset(str(wh.edges), format="parquet").to_table(
         columns=["src", "relationship", "dst"], filter=_edge_filter(relationships, without))
-    return list(zip(*(table.column(name).to_pylist() for name in ("src", "relationship", "dst"))))
 
 
 def every_vertex(warehouse: str | Path, *, relationships: Collection[str],
@@ -337,10 +347,10 @@ def _strings(values: Collection[str]) -> Any:
     return pa.array(sorted(values), type=pa.string())
 
 
-def _read_table(path: Path, where: Any = None) -> Any:
+def _read_table(path: Path, where: Any = None, columns: list[str] | None = None) -> Any:
     import pyarrow.parquet as pq
 
-    return pq.read_table(str(path), filters=where)
+    return pq.read_table(str(path), filters=where, columns=columns)
 
 
 REPEATED = ("id", "label", "src", "dst", "relationship", "qualifier", "src_label", "dst_label")

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from bisect import bisect_left
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
@@ -204,6 +205,30 @@ def opened(directory: Path) -> Arrays | None:
     if _sizes(ids, arrays, bounds) != {k: meta.get(k) for k in ("vertices", "vertex_rows", "edge_rows")}:
         raise IndexDamaged(f"the question index {directory} does not match its {META}")
     return Arrays(ids=ids, labels=meta["labels"], relationships=meta["relationships"], edge_bounds=bounds, **arrays)
+
+
+def positions(ids: "pa.Array", wanted: Iterable[str]) -> dict[str, int]:
+    """Each of ``wanted`` that is one of the sorted ``ids`` -> its position, by binary search (one
+    id decoded per probe: for a few ids, no Python string per vertex)."""
+    found = {}
+    for vid in set(wanted):
+        i = bisect_left(_Sorted(ids), vid)
+        if i < len(ids) and ids[i].as_py() == vid:
+            found[vid] = i
+    return found
+
+
+class _Sorted:
+    """The sorted Arrow ids as a sequence of strings, for ``bisect``."""
+
+    def __init__(self, ids: "pa.Array") -> None:
+        self.ids = ids
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __getitem__(self, i: int) -> str:
+        return self.ids[i].as_py()
 
 
 class IndexDamaged(Exception):
