@@ -51,8 +51,10 @@ from lineage.analysis.access import (
 from lineage.analysis.sensitivity import DEFAULT_SENSITIVITY, Sensitivity
 
 TAGGED = "TAGGED"
-RELATIONSHIPS = ACCESS_RELATIONSHIPS | {TAGGED}
-"""What the exposure question walks: the access paths, the marks and the FEEDS they flow along."""
+RELATIONSHIPS = (ACCESS_RELATIONSHIPS - {"OWNS"}) | {TAGGED}
+"""What the exposure question walks: the access paths, the marks and the FEEDS they flow along.
+Not ``OWNS``: metadata ownership grants nothing (``lineage access`` lists it apart), and at 10^6
+events its 11,682 edges were a sixth of what exposure read."""
 
 
 @dataclass(frozen=True)
