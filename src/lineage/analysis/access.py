@@ -493,17 +493,16 @@ def _earliest(paths: Iterable[AccessPath]) -> datetime | None:
     return min(starts) if starts else None
 
 
-def near_target(target: str, edges: "pa.Table") -> dict[str, set[str]]:
+def near_target(target: str, edges: "pa.Table", admin_roles: Callable[[str], Iterable[str]]) -> dict[str, set[str]]:
     """What :func:`principals_at` and the ownership of ``target`` can walk, at any time, found on
     the ``src``, ``relationship`` and ``dst`` columns of the access edges: per relationship, the ids
     whose edges of it they read (``load_rows(near=...)``). The target's scopes (its projects, its
     columns), the grants into those, the members of the roles holding them or administering its
-    projects, and the labels of the target, its columns and those principals. At 10^6 events a
-    table's are a few dozen of the 55,000 access edges ``access`` turned into Python rows."""
+    projects (``admin_roles`` of a project: :func:`lineage.analysis.ownership.admin_roles`), and the
+    labels of the target, its columns and those principals. At 10^6 events a table's are a few
+    dozen of the 55,000 access edges ``access`` turned into Python rows."""
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from lineage.analysis.ownership import admin_roles
 
     def ends(relationships: Collection[str], end: str, ids: Collection[str], other: str) -> set[str]:
         """The ``other`` ends of the edges of ``relationships`` whose ``end`` is one of ``ids``."""

@@ -17,7 +17,7 @@ from lineage import ids
 from lineage.analysis import access as access_analysis
 from lineage.analysis import columns
 from lineage.analysis import hygiene as hygiene_analysis
-from lineage.analysis import propagation
+from lineage.analysis import ownership, propagation
 from lineage.analysis.blast import ChangeImpact, blast_radius, blast_stream
 from lineage.analysis.engine import Affected, Traversal, UnknownIds
 from lineage.analysis.engines import Question, choose_engine, open_engine, traversal
@@ -158,7 +158,8 @@ def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessRe
     skip = () if ids.label_of(target) in access_analysis.NEVER_ON_A_PATH else access_analysis.NEVER_ON_A_PATH
     warehouse = built(warehouse, "vertices", "edges", "changes")  # one generation for every read
     # of those, the edges a walk from the target can take (found on three columns), as whole rows
-    near = access_analysis.near_target(target, edge_ends(warehouse, relationships=only, without=skip))
+    near = access_analysis.near_target(target, edge_ends(warehouse, relationships=only, without=skip),
+                                       ownership.admin_roles)
     # every create record as stored: ownership reads each report of a create (merging is for ranking changes)
     creates = change_rows(warehouse, merge=False, kinds=["create"])
     scopes = near[access_analysis.CAN_ACCESS]  # their creators own them: named though no edge names them
@@ -170,8 +171,6 @@ def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessRe
 def access_rows(vertices: Sequence[Any], edges: Sequence[Any], changes: Sequence[Any], target: str, *,
                 as_of: Any = None, relationships: Any = None) -> AccessResult:
     """:func:`access` over rows (the whole graph's, or the part of ``relationships``)."""
-    from lineage.analysis import ownership
-
     moment = access_analysis.moment_of(as_of)
     if not any(v["id"] == target for v in vertices):
         raise UnknownIds(f"not in the graph: {target}")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Iterator, Mapping
 
@@ -382,12 +382,44 @@ def stream_rows(table: Any) -> Iterator[dict[str, Any]]:
 
 
 def _as_rows(table: Any) -> list[dict[str, Any]]:
-    """Arrow rows as dicts, a parquet map (read as (key, value) pairs) as a dict."""
-    rows = table.to_pylist()
-    for row in rows:
-        if isinstance(row.get("properties"), list):
-            row["properties"] = dict(row["properties"])
+    """Arrow rows as dicts, a parquet map (read as (key, value) pairs) as a dict. Column by column:
+    Arrow makes each UTC timestamp a datetime through the time-zone database, which was half of
+    turning a question's edges into rows; :func:`_utc_times` makes each distinct one once."""
+    names = table.column_names
+    columns = [_utc_times(table.column(name)) if _utc_micros(table.schema.field(name).type)
+               else table.column(name).to_pylist() for name in names]
+    rows = [dict(zip(names, values)) for values in zip(*columns)]
+    if "properties" in names:
+        for row in rows:
+            if isinstance(row["properties"], list):
+                row["properties"] = dict(row["properties"])
     return rows
+
+
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _utc_micros(kind: Any) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_timestamp(kind) and kind.unit == "us" and kind.tz in ("UTC", "+00:00", "Etc/UTC")
+
+
+def _utc_times(column: Any) -> list[datetime | None]:
+    """A timestamp[us, UTC] column as aware datetimes (``timezone.utc``), each distinct value made once."""
+    import pyarrow as pa
+
+    made: dict[int, datetime] = {}
+    out: list[datetime | None] = []
+    for micros in column.cast(pa.int64()).to_pylist():
+        if micros is None:
+            out.append(None)
+            continue
+        moment = made.get(micros)
+        if moment is None:
+            moment = made[micros] = EPOCH + timedelta(microseconds=micros)
+        out.append(moment)
+    return out
 
 
 def change_rows(
