@@ -62,3 +62,32 @@ def test_every_vertex_with_the_named_properties_and_relationships(demo_warehouse
             assert row["properties"] == whole["properties"]
     assert slimmed > 10  # the demo's runs have SQL, task names, step times: dropped
     assert any(r["properties"].get("status") for r in vertices if r["label"] == "Job")
+
+
+def test_rows_carry_the_instants_arrow_reads_utc_ones_made_once(tmp_path):
+    """Rows are made column by column, each distinct UTC microsecond timestamp once: the same
+    instants (and text) as Arrow's own rows, nulls, times before 1970 and other time zones included."""
+    from datetime import datetime, timezone
+    from zoneinfo import ZoneInfo
+
+    utc = [datetime(2026, 10, 19, 23, 59, 59, 999_999, tzinfo=timezone.utc), None,
+           datetime(1969, 12, 31, 23, 0, tzinfo=timezone.utc), datetime(2026, 10, 19, 23, 59, 59, 999_999, tzinfo=timezone.utc)]
+    table = pa.table({
+        "id": ["a", "b", "c", "d"],
+        "valid_from": pa.array(utc, pa.timestamp("us", tz="UTC")),
+        "seen_ms": pa.array(utc, pa.timestamp("ms", tz="UTC")),
+        "local": pa.array(utc, pa.timestamp("us", tz="Asia/Shanghai")),
+        "properties": pa.array([[("k", "v")], [], None, [("k", "w")]], type=pa.map_(pa.string(), pa.string())),
+    })
+    rows = api._as_rows(table)
+    arrow = table.to_pylist()
+    assert [list(r) for r in rows] == [list(r) for r in arrow]  # the columns' order kept
+    for mine, theirs in zip(rows, arrow):
+        for name in ("valid_from", "seen_ms", "local"):
+            assert mine[name] == theirs[name]
+            assert (mine[name] and mine[name].isoformat()) == (theirs[name] and theirs[name].isoformat())
+    assert rows[0]["valid_from"] is rows[3]["valid_from"]  # one object per distinct instant
+    assert rows[1]["valid_from"] is None and rows[2]["valid_from"].year == 1969
+    assert rows[0]["local"].tzinfo == ZoneInfo("Asia/Shanghai")  # not UTC: Arrow's own conversion
+    assert [r["properties"] for r in rows] == [{"k": "v"}, {}, None, {"k": "w"}]
+    assert api._as_rows(table.slice(0, 0)) == []
