@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Collection, Iterator, Mapping
 from lineage.errors import UsageError
 from lineage.events.base import parse_time
 from lineage.graph import reports
-from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, contains, spark_valid
+from lineage.graph.asof import EDGE_INTERVAL, EPOCH, VERTEX_INTERVAL, contains, spark_valid
 from lineage.store.warehouse import Warehouse
 
 if TYPE_CHECKING:
@@ -209,7 +209,7 @@ def load_rows(
         chosen |= ds.field("label").isin(sorted(labels))
     if without:
         chosen &= ~ds.field("label").isin(sorted(without)) | ds.field("label").is_null()
-    if described is None:
+    if described is None or "properties" not in ds.dataset(str(wh.vertices), format="parquet").schema.names:
         vertices = _read_table(wh.vertices, chosen)
     else:
         import pyarrow as pa
@@ -394,9 +394,6 @@ def _as_rows(table: Any) -> list[dict[str, Any]]:
             if isinstance(row["properties"], list):
                 row["properties"] = dict(row["properties"])
     return rows
-
-
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def _utc_micros(kind: Any) -> bool:
