@@ -192,7 +192,6 @@ def load_rows(
     wh = built(warehouse, "vertices")
     if relationships is None and around is None and not without and not near and not labels and properties is None:
         return rows_at(_read_rows(wh.vertices), _read_rows(wh.edges), to_time(as_of))
-    import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
     pushed = _edge_filter(relationships, without)
@@ -200,9 +199,11 @@ def load_rows(
         wanted = _strings(around)
         touching = ds.field("src").isin(wanted) | ds.field("dst").isin(wanted)
         pushed = touching if pushed is None else pushed & touching
+    for relationship, ids in (near or {}).items():  # pushed too: row groups of a relationship whose ids are none are skipped
+        wanted = _strings(ids)
+        close = (ds.field("relationship") != relationship) | ds.field("src").isin(wanted) | ds.field("dst").isin(wanted)
+        pushed = close if pushed is None else pushed & close
     edges = _read_table(wh.edges, pushed)
-    for relationship, ids in (near or {}).items():
-        edges = edges.filter(pc.or_(pc.not_equal(edges.column("relationship"), relationship), _touching(edges, ids)))
     named = set(edges.column("src").to_pylist()) | set(edges.column("dst").to_pylist()) | set(around or ()) | set(named)
     chosen = ds.field("id").isin(_strings(named))
     if labels:
@@ -320,14 +321,6 @@ def _slim(rows: Any, keep: Mapping[str, Collection[str]], by: str = "label", *, 
     offsets = pa.array(np.concatenate([[0], np.cumsum(counts)]).astype(np.int32))
     slim = pa.MapArray.from_arrays(offsets, keys.filter(kept), values.filter(kept))
     return rows.set_column(rows.schema.get_field_index("properties"), "properties", slim)
-
-
-def _touching(edges: Any, ids: Collection[str]) -> Any:
-    """The Arrow mask of the ``edges`` whose src or dst is one of ``ids``."""
-    import pyarrow.compute as pc
-
-    wanted = _strings(ids)
-    return pc.or_(pc.is_in(edges.column("src"), value_set=wanted), pc.is_in(edges.column("dst"), value_set=wanted))
 
 
 def vertex_rows(warehouse: str | Path, wanted: Collection[str]) -> list[dict[str, Any]]:
