@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from lineage import ids
 from lineage.events.base import parse_time
-from lineage.graph.api import exists_at, to_time
+from lineage.graph.api import among, ends_where, exists_at, to_time
 from lineage.graph.asof import contains
 
 if TYPE_CHECKING:
@@ -501,20 +501,12 @@ def near_target(target: str, edges: "pa.Table", admin_roles: Callable[[str], Ite
     projects (``admin_roles`` of a project: :func:`lineage.analysis.ownership.admin_roles`), and the
     labels of the target, its columns and those principals. At 10^6 events a table's are a few
     dozen of the 55,000 access edges ``access`` turned into Python rows."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def ends(relationships: Collection[str], end: str, ids: Collection[str], other: str) -> set[str]:
-        """The ``other`` ends of the edges of ``relationships`` whose ``end`` is one of ``ids``."""
-        chosen = pc.and_(pc.is_in(edges.column("relationship"), value_set=pa.array(sorted(relationships), pa.string())),
-                         pc.is_in(edges.column(end), value_set=pa.array(sorted(ids), pa.string())))
-        return set(edges.column(other).filter(chosen).to_pylist())
-
-    projects = ends([IN_PROJECT], "src", [target], "dst") | ({target} if ids.label_of(target) == "Project" else set())
-    objects = {target} | projects | ends([HAS_COLUMN], "src", [target], "dst")
-    grantees = ends([CAN_ACCESS], "dst", objects, "src")
+    from_target = among(edges, "src", [target])
+    projects = ends_where(edges, "dst", [IN_PROJECT], from_target) | ({target} if ids.label_of(target) == "Project" else set())
+    objects = {target} | projects | ends_where(edges, "dst", [HAS_COLUMN], from_target)
+    grantees = ends_where(edges, "src", [CAN_ACCESS], among(edges, "dst", objects))
     roles = grantees | {role for project in projects for role in admin_roles(project)}
-    members = ends([HAS_ROLE], "dst", roles, "src")
+    members = ends_where(edges, "src", [HAS_ROLE], among(edges, "dst", roles))
     return {CAN_ACCESS: objects, HAS_ROLE: roles, IN_PROJECT: {target}, HAS_COLUMN: {target}, "OWNS": {target},
             HAS_LABEL: objects | grantees | members}
 

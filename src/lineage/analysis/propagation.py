@@ -260,35 +260,21 @@ def columns_read(warehouse: Any) -> dict[str, set[str]]:
     reach; of FEEDS, the tables' and those out of such columns. A superset (any time, any kind of
     column FEEDS) that the snapshot narrows: a platform's other column FEEDS and HAS_COLUMN were 79%
     of the rows exposure read at 10^6 events, and no walk of it starts from an unmarked column."""
-    import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
 
     from lineage.analysis.access import CAN_ACCESS, FEEDS, HAS_COLUMN
-    from lineage.graph.api import built
+    from lineage.graph.api import among, edge_ends, ends_where
 
     marks = {r for _, r in MARK_SOURCES}
-    kinds = sorted({FEEDS, HAS_COLUMN, CAN_ACCESS, *marks})
-    edges = pq.read_table(str(built(warehouse, "edges").edges), columns=["src", "dst", "relationship"],
-                          filters=ds.field("relationship").isin(kinds))
+    edges = edge_ends(warehouse, relationships={FEEDS, HAS_COLUMN, CAN_ACCESS, *marks})
     column = f"{ids.LABELS['Column']}:"
-
-    def ends(end: str, relationships: Collection[str], *also: Any) -> set[str]:
-        """The ``end`` of the edges of ``relationships`` passing every mask of ``also`` (in Arrow)."""
-        chosen = pc.is_in(edges.column("relationship"), value_set=pa.array(sorted(relationships), pa.string()))
-        for mask in also:
-            chosen = pc.and_(chosen, mask)
-        return set(edges.column(end).filter(chosen).to_pylist())
-
     from_column, to_column = (pc.starts_with(edges.column(end), column) for end in ("src", "dst"))
-    marked = ends("src", marks, from_column)
-    granted = ends("dst", [CAN_ACCESS], to_column)
-    tables = ends("src", [FEEDS], pc.invert(from_column)) | ends("dst", [FEEDS], pc.invert(from_column))
+    marked = ends_where(edges, "src", marks, from_column)
+    granted = ends_where(edges, "dst", [CAN_ACCESS], to_column)
+    tables = ends_where(edges, "src", [FEEDS], pc.invert(from_column)) | ends_where(edges, "dst", [FEEDS], pc.invert(from_column))
     reached, frontier = set(marked), set(marked)
     while frontier:  # along column FEEDS from the marked columns
-        within = pc.is_in(edges.column("src"), value_set=pa.array(sorted(frontier), pa.string()))
-        frontier = ends("dst", [FEEDS], from_column, within) - reached
+        frontier = ends_where(edges, "dst", [FEEDS], from_column, among(edges, "src", frontier)) - reached
         reached |= frontier
     return {HAS_COLUMN: reached | granted, FEEDS: reached | tables}
 

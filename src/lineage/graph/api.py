@@ -264,6 +264,24 @@ def edge_ends(warehouse: str | Path, *, relationships: Collection[str], without:
         columns=["src", "relationship", "dst"], filter=_edge_filter(relationships, without))
 
 
+def among(edges: Any, end: str, ids: Collection[str]) -> Any:
+    """The Arrow mask of the rows of ``edges`` whose ``end`` (``src`` or ``dst``) is one of ``ids``."""
+    import pyarrow.compute as pc
+
+    return pc.is_in(edges.column(end), value_set=_strings(ids))
+
+
+def ends_where(edges: Any, end: str, relationships: Collection[str], *masks: Any) -> set[str]:
+    """The ``end`` ids of the rows of ``edges`` (an :func:`edge_ends` table) of ``relationships``
+    that pass every Arrow mask of ``masks``: one step of a walk over the three columns."""
+    import pyarrow.compute as pc
+
+    chosen = pc.is_in(edges.column("relationship"), value_set=_strings(relationships))
+    for mask in masks:
+        chosen = pc.and_(chosen, mask)
+    return set(edges.column(end).filter(chosen).to_pylist())
+
+
 def every_vertex(warehouse: str | Path, *, relationships: Collection[str],
                  properties: Mapping[str, Collection[str]]) -> tuple[list[dict[str, Any]], Iterator[dict[str, Any]]]:
     """(vertices, edges) for a reader of the whole platform that walks only some relationships (the

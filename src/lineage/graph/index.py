@@ -210,9 +210,9 @@ def opened(directory: Path) -> Arrays | None:
 def positions(ids: "pa.Array", wanted: Iterable[str]) -> dict[str, int]:
     """Each of ``wanted`` that is one of the sorted ``ids`` -> its position, by binary search (one
     id decoded per probe: for a few ids, no Python string per vertex)."""
-    found = {}
+    found, ordered = {}, _Sorted(ids)
     for vid in set(wanted):
-        i = bisect_left(_Sorted(ids), vid)
+        i = bisect_left(ordered, vid)
         if i < len(ids) and ids[i].as_py() == vid:
             found[vid] = i
     return found
