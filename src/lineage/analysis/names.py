@@ -17,7 +17,7 @@ import difflib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from lineage.errors import UsageError
 from lineage.ids import key_of
@@ -177,15 +177,13 @@ def resolve_in(warehouse: str | Path, texts: Iterable[str]) -> tuple[str, ...]:
     if (arrays := _index(wh)) is not None:  # the ids, sorted and mapped: a binary search each
         from lineage.graph.index import positions
 
-        known = positions(arrays.ids, texts)
-        return texts if all(t in known for t in texts) else resolve_all(texts, vertex_rows(wh))
-    path = str(wh.vertices)
-    if "id" not in pq.ParquetDataset(path).schema.names:  # no vertex files at all: nothing to resolve against,
-        return texts  # the command's own reading says what is wrong (no graph, a damaged file)
-    ids = set(pq.read_table(path, columns=["id"], filters=ds.field("id").isin(sorted(set(texts)))).column("id").to_pylist())
-    if all(t in ids for t in texts):
-        return texts
-    return resolve_all(texts, vertex_rows(warehouse))
+        known: Collection[str] = positions(arrays.ids, texts)
+    else:
+        path = str(wh.vertices)
+        if "id" not in pq.ParquetDataset(path).schema.names:  # no vertex files at all: nothing to resolve against,
+            return texts  # the command's own reading says what is wrong (no graph, a damaged file)
+        known = set(pq.read_table(path, columns=["id"], filters=ds.field("id").isin(sorted(set(texts)))).column("id").to_pylist())
+    return texts if all(t in known for t in texts) else resolve_all(texts, vertex_rows(wh))
 
 
 def _index(wh: Any) -> Any:
