@@ -48,7 +48,7 @@ def test_every_vertex_with_the_named_properties_and_relationships(demo_warehouse
     whole_vertices, whole_edges = api.load_rows(demo_warehouse)
     vertices, edges = api.every_vertex(demo_warehouse, relationships=REPORT_RELATIONSHIPS,
                                        properties=dict.fromkeys(RUN_LABELS, RUN_PROPERTIES))
-    edges = list(edges)  # read once, batch by batch: the report indexes them as they come
+    edges = api.as_rows(edges)  # an Arrow table: the report makes its edges of it batch by batch
     assert edges == [e for e in whole_edges if e["relationship"] in REPORT_RELATIONSHIPS]
     assert 0 < len(edges) < len(whole_edges)
     assert len(vertices) == len(whole_vertices)
@@ -79,7 +79,7 @@ def test_rows_carry_the_instants_arrow_reads_utc_ones_made_once(tmp_path):
         "local": pa.array(utc, pa.timestamp("us", tz="Asia/Shanghai")),
         "properties": pa.array([[("k", "v")], [], None, [("k", "w")]], type=pa.map_(pa.string(), pa.string())),
     })
-    rows = api._as_rows(table)
+    rows = api.as_rows(table)
     arrow = table.to_pylist()
     assert [list(r) for r in rows] == [list(r) for r in arrow]  # the columns' order kept
     for mine, theirs in zip(rows, arrow):
@@ -90,4 +90,35 @@ def test_rows_carry_the_instants_arrow_reads_utc_ones_made_once(tmp_path):
     assert rows[1]["valid_from"] is None and rows[2]["valid_from"].year == 1969
     assert rows[0]["local"].tzinfo == ZoneInfo("Asia/Shanghai")  # not UTC: Arrow's own conversion
     assert [r["properties"] for r in rows] == [{"k": "v"}, {}, None, {"k": "w"}]
-    assert api._as_rows(table.slice(0, 0)) == []
+    assert api.as_rows(table.slice(0, 0)) == []
+
+
+def test_edges_made_from_columns_are_the_edges_made_from_rows(demo_warehouse):
+    """``Edge.stream`` (the report's million edges, made column by column with no dict per row) makes
+    the same edges as ``Edge.of`` over the rows, each repeated id one string; and, from a table
+    lacking the optional columns, with times as text, the same normalisation (labels from the ids,
+    an empty qualifier, no properties)."""
+    from datetime import datetime, timezone
+
+    import pyarrow.parquet as pq
+
+    from lineage.analysis.access import Edge
+
+    table = pq.read_table(str(api.built(demo_warehouse, "edges").edges))
+    table = pa.concat_tables([table] * (api.BATCH_ROWS // table.num_rows + 1))  # more than one batch
+    streamed = list(Edge.stream(table))
+    assert streamed == [Edge.of(row) for row in api.as_rows(table)]
+    assert len(streamed) == table.num_rows > api.BATCH_ROWS and len({e.relationship for e in streamed}) > 5
+    by_src: dict[str, str] = {}
+    assert all(by_src.setdefault(e.src, e.src) is e.src for e in streamed)  # one string per id
+    assert any(e.properties for e in streamed) and any(e.valid_to for e in streamed)
+
+    bare = pa.table({"src": ["table:maxcompute:p.a", "user:aliyun:1"], "dst": ["table:maxcompute:p.b", "role:maxcompute:p/r"],
+                     "relationship": ["FEEDS", "HAS_ROLE"], "valid_from": ["2026-10-19T08:00:00Z", None],
+                     "valid_to": [None, "2026-10-20T00:00:00+08:00"], "closed_by": [None, "ev-1"]})
+    made = list(Edge.stream(bare))
+    assert made == [Edge.of(row) for row in bare.to_pylist()]
+    assert (made[0].src_label, made[0].dst_label, made[0].qualifier, made[0].properties) == ("Table", "Table", "", {})
+    assert made[0].valid_from == datetime(2026, 10, 19, 8, tzinfo=timezone.utc)
+    assert made[1].valid_to == datetime(2026, 10, 19, 16, tzinfo=timezone.utc) and made[1].dst_label == "Role"
+    assert list(Edge.stream(table.slice(0, 0))) == []

@@ -134,7 +134,7 @@ def test_column_rows_read_by_a_loader_give_the_same_answer_and_are_read_once(tmp
     """``api.blast`` hands ``evaluate`` a loader, so the column rows are let go before the
     table-level walk: the answer must be the one from the rows themselves, read once."""
     from lineage.analysis.temporal import TemporalGraph
-    from lineage.graph.api import _as_rows, stream_rows
+    from lineage.graph.api import as_rows, stream_rows
 
     import pyarrow as pa
 
@@ -155,7 +155,7 @@ def test_column_rows_read_by_a_loader_give_the_same_answer_and_are_read_once(tmp
     table = pa.Table.from_pylist([{"src": s, "dst": f"t{n}", "properties": [("k", "v")]}
                                   for n, s in enumerate(["a" * 40, "a" * 40, "b"] * 30_000)])
     streamed = list(stream_rows(table))
-    assert streamed == _as_rows(table) and streamed[0]["properties"] == {"k": "v"}
+    assert streamed == as_rows(table) and streamed[0]["properties"] == {"k": "v"}
     assert streamed[0]["src"] is streamed[-2]["src"]
 
 

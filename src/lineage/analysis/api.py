@@ -23,7 +23,7 @@ from lineage.analysis.engine import Affected, Traversal, UnknownIds
 from lineage.analysis.engines import Question, choose_engine, open_engine, traversal
 from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, Hygiene
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
-from lineage.graph.api import built, change_rows, edge_ends, load_rows, property_rows, rows_read, to_time
+from lineage.graph.api import as_rows, built, change_rows, edge_ends, load_rows, load_tables, property_rows, rows_read, to_time
 
 # views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
 from lineage.analysis.views import (  # noqa: F401
@@ -187,11 +187,12 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
     """Principals who can read data carrying a propagated sensitive tag they were never cleared for."""
     moment = access_analysis.moment_of(as_of)
     warehouse = built(warehouse, "vertices", "edges")  # one generation for both reads
-    vertices, edges = load_rows(warehouse, relationships=propagation.RELATIONSHIPS,  # tables, columns and principals only,
-                                without=access_analysis.NEVER_ON_A_PATH,  # and of the columns, those a mark or grant names
-                                near=propagation.columns_read(warehouse))
+    vertices, table = load_tables(warehouse, relationships=propagation.RELATIONSHIPS,  # tables, columns and principals only,
+                                  without=access_analysis.NEVER_ON_A_PATH,  # and of the columns, those a mark or grant names
+                                  near=propagation.columns_read(warehouse))
+    edges = list(access_analysis.Edge.stream(table))  # 57,000 at 10^6 events: made from columns, no dict each
     # and the jobs FEEDS came through: whether their column lineage is complete decides the fallback
-    vertices += property_rows(warehouse, columns.via_jobs(edges), columns.LINEAGE_PROPERTY)
+    vertices = as_rows(vertices) + property_rows(warehouse, columns.via_jobs(edges), columns.LINEAGE_PROPERTY)
     kwargs = {"tags": tuple(tags)} if tags else {}
     return propagation.exposure(vertices, edges, as_of=moment, relationships=propagation.RELATIONSHIPS, **kwargs)
 

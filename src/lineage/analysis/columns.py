@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Collection, Iterable, Mapping, Sequence
 
 from lineage import ids
-from lineage.analysis.access import Snapshot, Timeline
+from lineage.analysis.access import Edge, Snapshot, Timeline
 from lineage.analysis.engine import Affected, Query, UnknownIds, query_of
 
 FEEDS, HAS_COLUMN, READS, WRITES, OWNS = "FEEDS", "HAS_COLUMN", "READS", "WRITES", "OWNS"
@@ -282,7 +282,7 @@ def timeline_of(warehouse: Any) -> Timeline:
     else:  # no column FEEDS at all
         wanted &= pc.field("relationship") != FEEDS
     read = edges.to_table(filter=wanted, columns=[c for c in EDGE_COLUMNS if c in edges.schema.names])
-    found = Timeline(vrows, stream_rows(read))  # already only RELATIONSHIPS: not filtered again row by row
+    found = Timeline(vrows, Edge.stream(read))  # already only RELATIONSHIPS: not filtered again row by row
     del read
     release_arrow()  # 724 MiB resident, 594 after this
     return found
@@ -339,14 +339,14 @@ def ask(warehouse: Any, sources: Sequence[str], *, as_of: Any = None, max_depth:
     return ColumnResult(tuple(wanted), tuple(found), moment, runner.name, indirect, downstream)
 
 
-def via_jobs(edges: Iterable[Mapping[str, Any]]) -> set[str]:
-    """The jobs (and nodes) every table FEEDS row lists in ``via``: whose column lineage
+def via_jobs(edges: Iterable[Edge]) -> set[str]:
+    """The jobs (and nodes) every table FEEDS edge lists in ``via``: whose column lineage
     :func:`_via_complete` reads, so a reader of part of the graph loads them too."""
     found: set[str] = set()
     for edge in edges:
-        if edge["relationship"] == FEEDS and ids.label_of(edge["src"]) != "Column":
+        if edge.relationship == FEEDS and ids.label_of(edge.src) != "Column":
             try:
-                found.update(json.loads((edge.get("properties") or {}).get("via") or "[]"))
+                found.update(json.loads(edge.properties.get("via") or "[]"))
             except ValueError:
                 continue
     return found

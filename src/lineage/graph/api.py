@@ -12,7 +12,7 @@ import sys
 
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, Mapping, Sequence
 
 from lineage.errors import UsageError
 from lineage.events.base import parse_time
@@ -21,6 +21,7 @@ from lineage.graph.asof import EDGE_INTERVAL, EPOCH, VERTEX_INTERVAL, contains, 
 from lineage.store.warehouse import Warehouse
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from graphframes import GraphFrame
     from pyspark.sql import DataFrame, SparkSession
 
@@ -140,7 +141,7 @@ def _read_rows(path: Path) -> list[dict[str, Any]]:
     key, signature = str(Path(path).resolve()), _signature(path)
     kept = _kept.get(key)
     if kept is None or kept[0] != signature:
-        rows = _as_rows(_read_table(path))
+        rows = as_rows(_read_table(path))
         if len(rows) > KEPT_ROWS:
             _kept.pop(key, None)
             return rows
@@ -189,10 +190,25 @@ def load_rows(
     runs around a hub table, it does not describe them). The filter runs in
     Arrow, before any row becomes a Python object: at 10^6 events the whole graph is 1.3M rows and
     3 GB of dicts, a question's part a few thousand (``show``) or a twentieth (``access``)."""
-    wh = built(warehouse, "vertices")
     if relationships is None and around is None and not without and not near and not labels and properties is None:
+        wh = built(warehouse, "vertices")
         return rows_at(_read_rows(wh.vertices), _read_rows(wh.edges), to_time(as_of))
+    vertices, edges = load_tables(warehouse, relationships=relationships, around=around, named=named, without=without,
+                                  near=near, labels=labels, properties=properties, described=described)
+    return rows_at(as_rows(vertices), as_rows(edges), to_time(as_of))
+
+
+def load_tables(
+    warehouse: str | Path, *, relationships: Collection[str] | None = None, around: Collection[str] | None = None,
+    named: Collection[str] = (), without: Collection[str] = (), near: Mapping[str, Collection[str]] | None = None,
+    labels: Collection[str] = (), properties: Mapping[str, Collection[str]] | None = None,
+    described: Collection[str] | None = None,
+) -> tuple["pa.Table", "pa.Table"]:
+    """:func:`load_rows`' part of the graph (the same arguments, at every time) as Arrow tables, for
+    a reader that makes its own objects of them (``analysis.access.Edge.stream``)."""
     import pyarrow.dataset as ds
+
+    wh = built(warehouse, "vertices")
 
     pushed = _edge_filter(relationships, without)
     if around is not None:  # decoded and tested batch by batch as it is read, not read whole first
@@ -223,7 +239,7 @@ def load_rows(
                                      .select(vertices.column_names)])
     if properties is not None:
         vertices, edges = _slim(vertices, properties, others=False), _slim(edges, properties, "relationship", others=False)
-    return rows_at(_as_rows(vertices), _as_rows(edges), to_time(as_of))
+    return vertices, edges
 
 
 def _edge_filter(relationships: Collection[str] | None, without: Collection[str]) -> Any:
@@ -283,22 +299,21 @@ def ends_where(edges: Any, end: str, relationships: Collection[str], *masks: Any
 
 
 def every_vertex(warehouse: str | Path, *, relationships: Collection[str],
-                 properties: Mapping[str, Collection[str]]) -> tuple[list[dict[str, Any]], Iterator[dict[str, Any]]]:
-    """(vertices, edges) for a reader of the whole platform that walks only some relationships (the
-    report): every vertex, of the labels in ``properties`` only those properties (a run's status and
-    end, not its SQL: Jobs and Instances are 84% of a platform's vertices), and the edges of
-    ``relationships`` as an iterator (read once, one batch at a time: :func:`stream_rows`, for a
-    reader that indexes them as they come); filtered in Arrow, and the strings rows repeat (ids,
-    labels, relationship names) held once. At 10^6 events the whole graph, indexed, was 4.2 GB and
-    the report's 2.3-2.6 GB with every edge read at once; on the 16.6M-pair platform of
+                 properties: Mapping[str, Collection[str]]) -> tuple[list[dict[str, Any]], "pa.Table"]:
+    """(vertex rows, edge table) for a reader of the whole platform that walks only some
+    relationships (the report): every vertex, of the labels in ``properties`` only those properties
+    (a run's status and end, not its SQL: Jobs and Instances are 84% of a platform's vertices), and
+    the Arrow table of the edges of ``relationships``, for a reader that makes its own objects of
+    them batch by batch (``analysis.access.Edge.stream``); filtered in Arrow, and the strings rows
+    repeat (ids, labels, relationship names) held once. At 10^6 events the whole graph, indexed, was
+    4.2 GB and the report's 2.3-2.6 GB with every edge read at once; on the 16.6M-pair platform of
     ``benchmarks/pairs.py`` the report's context now holds 1.2 GB (edges streamed, Arrow's pool
     released after: ``report.context.Context.of``)."""
     import pyarrow.dataset as ds
 
     wh = built(warehouse, "vertices")
     vertices = list(stream_rows(_slim(_read_table(wh.vertices), properties)))
-    edges = _read_table(wh.edges, ds.field("relationship").isin(sorted(relationships)))
-    return vertices, stream_rows(edges)
+    return vertices, _read_table(wh.edges, ds.field("relationship").isin(sorted(relationships)))
 
 
 def release_arrow() -> None:
@@ -308,10 +323,6 @@ def release_arrow() -> None:
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
-
-
-def _once(value: Any) -> Any:
-    return sys.intern(value) if isinstance(value, str) else value
 
 
 def _slim(rows: Any, keep: Mapping[str, Collection[str]], by: str = "label", *, others: bool = True) -> Any:
@@ -346,7 +357,7 @@ def vertex_rows(warehouse: str | Path, wanted: Collection[str]) -> list[dict[str
     without walking to it."""
     import pyarrow.dataset as ds
 
-    return _as_rows(_read_table(built(warehouse, "vertices").vertices, ds.field("id").isin(_strings(wanted))))
+    return as_rows(_read_table(built(warehouse, "vertices").vertices, ds.field("id").isin(_strings(wanted))))
 
 
 def property_rows(warehouse: str | Path, wanted: Collection[str], key: str) -> list[dict[str, Any]]:
@@ -382,29 +393,67 @@ BATCH_ROWS = 65_536
 
 
 def stream_rows(table: Any) -> Iterator[dict[str, Any]]:
-    """:func:`_as_rows`, one record batch at a time, the :data:`REPEATED` strings interned: for a
+    """:func:`as_rows`, one record batch at a time, the :data:`REPEATED` strings interned: for a
     reader that indexes the rows as they come, so the whole table never exists as dicts at once."""
-    repeated = [name for name in REPEATED if name in table.column_names]
     for batch in table.to_batches(max_chunksize=BATCH_ROWS):
-        for row in _as_rows(batch):
-            for name in repeated:
-                row[name] = _once(row[name])
-            yield row
+        yield from as_rows(batch, interned=True)
 
 
-def _as_rows(table: Any) -> list[dict[str, Any]]:
-    """Arrow rows as dicts, a parquet map (read as (key, value) pairs) as a dict. Column by column:
-    Arrow makes each UTC timestamp a datetime through the time-zone database, which was half of
-    turning a question's edges into rows; :func:`_utc_times` makes each distinct one once."""
+def as_rows(table: Any, interned: bool = False) -> list[dict[str, Any]]:
+    """Arrow rows as dicts, a parquet map (read as (key, value) pairs) as a dict, made column by
+    column (:func:`column_lists`); ``interned``: the :data:`REPEATED` strings held once."""
     names = table.column_names
-    columns = [_utc_times(table.column(name)) if _utc_micros(table.schema.field(name).type)
-               else table.column(name).to_pylist() for name in names]
-    rows = [dict(zip(names, values)) for values in zip(*columns)]
+    rows = [dict(zip(names, values)) for values in zip(*column_lists(table, names, interned=interned))]
     if "properties" in names:
         for row in rows:
             if isinstance(row["properties"], list):
                 row["properties"] = dict(row["properties"])
     return rows
+
+
+def column_lists(table: Any, names: Sequence[str], *, interned: bool = True) -> list[Iterable[Any]]:
+    """Each of ``names`` as Python values (Nones for a column ``table`` lacks), for a reader that
+    makes its own objects column by column instead of a dict per row (``analysis.access.Edge.stream``:
+    a report makes a million). Arrow makes each UTC timestamp a datetime through the time-zone
+    database, which was half of turning a question's edges into rows: each distinct instant is made
+    once (:func:`_utc_times`). ``interned``: each distinct string of a :data:`REPEATED` column is made
+    once and interned (an id recurs in every edge that names it)."""
+    from itertools import repeat
+
+    lists: list[Iterable[Any]] = []
+    for name in names:
+        if name not in table.column_names:
+            lists.append(repeat(None, table.num_rows))
+            continue
+        column = table.column(name)
+        if _utc_micros(column.type):
+            lists.append(_utc_times(column))
+        elif interned and name in REPEATED:
+            lists.append(_words(column))
+        else:
+            lists.append(column.to_pylist())
+    return lists
+
+
+def utc_instants(table: Any, name: str) -> bool:
+    """Whether :func:`column_lists` makes the ``name`` column aware UTC datetimes (else a reader
+    normalises its values itself)."""
+    return name in table.column_names and _utc_micros(table.column(name).type)
+
+
+def _words(column: Any) -> list[str | None]:
+    """A string column's values, each distinct one a single interned object (dictionary-encoded in
+    Arrow: one Python string per distinct value, not per row)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+        return column.to_pylist()
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    coded = pc.dictionary_encode(column)
+    words = [sys.intern(w) if w is not None else None for w in coded.dictionary.to_pylist()] + [None]
+    return [words[i] for i in pc.fill_null(coded.indices, len(words) - 1).to_pylist()]
 
 
 def _utc_micros(kind: Any) -> bool:
@@ -447,7 +496,7 @@ def change_rows(
         table = _read_table(wh.changes, None if kinds is None else ds.field("kind").isin(sorted(kinds)))
         if entities is not None:
             table = table.filter(pc.is_in(table.column("entity_id"), value_set=_strings(entities)))
-        every = _as_rows(table)
+        every = as_rows(table)
     else:
         every = _read_rows(wh.changes)
     rows = [
