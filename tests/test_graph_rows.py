@@ -122,3 +122,25 @@ def test_edges_made_from_columns_are_the_edges_made_from_rows(demo_warehouse):
     assert made[0].valid_from == datetime(2026, 10, 19, 8, tzinfo=timezone.utc)
     assert made[1].valid_to == datetime(2026, 10, 19, 16, tzinfo=timezone.utc) and made[1].dst_label == "Role"
     assert list(Edge.stream(table.slice(0, 0))) == []
+
+
+def test_described_vertices_are_read_whole_and_the_others_without_properties(tmp_path):
+    """``load_rows(described=[id])`` (``show`` names a hub's 31,000 neighbours, describes one): that
+    vertex with its properties, the others with none, the edges as read whole; a vertex dataset with
+    no properties column at all reads the same way."""
+    from export.graphgen import write_graph
+
+    vertices = [{"id": f"table:maxcompute:p.t{n}", "label": "Table", "name": f"t{n}", "properties": {"owner": f"o{n}"}}
+                for n in range(3)]
+    edges = [{"src": "table:maxcompute:p.t0", "dst": f"table:maxcompute:p.t{n}", "relationship": "FEEDS"} for n in (1, 2)]
+    warehouse = write_graph(tmp_path / "wh", vertices, edges)
+    part_v, part_e = api.load_rows(warehouse, around=["table:maxcompute:p.t0"], described=["table:maxcompute:p.t1"])
+    assert {v["id"]: v["properties"] for v in part_v} == {
+        "table:maxcompute:p.t0": {}, "table:maxcompute:p.t1": {"owner": "o1"}, "table:maxcompute:p.t2": {}}
+    assert sorted(e["dst"] for e in part_e) == ["table:maxcompute:p.t1", "table:maxcompute:p.t2"]
+
+    folder = warehouse / "graph" / "vertices"
+    pq.write_table(pq.read_table(str(folder)).drop_columns(["properties"]), folder / "part-0.parquet")
+    part_v, _ = api.load_rows(warehouse, around=["table:maxcompute:p.t0"], described=["table:maxcompute:p.t1"])
+    assert sorted(v["id"] for v in part_v) == [v["id"] for v in vertices] and all("properties" not in v for v in part_v)
+    assert {v["name"] for v in part_v} == {"t0", "t1", "t2"}

@@ -226,17 +226,19 @@ def load_tables(
         chosen |= ds.field("label").isin(sorted(labels))
     if without:
         chosen &= ~ds.field("label").isin(sorted(without)) | ds.field("label").is_null()
-    if described is None or "properties" not in ds.dataset(str(wh.vertices), format="parquet").schema.names:
+    if described is None:
         vertices = _read_table(wh.vertices, chosen)
-    else:
+    else:  # the described ones whole, the others without their properties (read as none)
         import pyarrow as pa
 
         whole = ds.field("id").isin(_strings(described))
         vertices = _read_table(wh.vertices, chosen & whole)
-        bare = _read_table(wh.vertices, chosen & ~whole, columns=[c for c in vertices.column_names if c != "properties"])
-        none = pa.array([[]] * bare.num_rows, type=vertices.schema.field("properties").type)
-        vertices = pa.concat_tables([vertices, bare.append_column(vertices.schema.field("properties"), none)
-                                     .select(vertices.column_names)])
+        names = vertices.column_names
+        bare = _read_table(wh.vertices, chosen & ~whole, columns=[c for c in names if c != "properties"])
+        if "properties" in names:
+            kind = vertices.schema.field("properties")
+            bare = bare.append_column(kind, pa.array([[]] * bare.num_rows, type=kind.type)).select(names)
+        vertices = pa.concat_tables([vertices, bare])
     if properties is not None:
         vertices, edges = _slim(vertices, properties, others=False), _slim(edges, properties, "relationship", others=False)
     return vertices, edges
