@@ -18,6 +18,7 @@ from lineage.errors import UsageError
 from lineage.events.base import parse_time
 from lineage.graph import reports
 from lineage.graph.asof import EDGE_INTERVAL, EPOCH, VERTEX_INTERVAL, contains, spark_valid
+from lineage.ids import label_of
 from lineage.store.warehouse import Warehouse
 
 if TYPE_CHECKING:
@@ -366,14 +367,19 @@ def property_rows(warehouse: str | Path, wanted: Collection[str], key: str) -> l
     """``{id, label, properties: {key: value}}`` of each of the ``wanted`` vertices that has
     ``key``, the value looked up in Arrow: what a question needs of vertices it never walks (the
     jobs a FEEDS edge came through: whether their column lineage is complete). At 10^6 events
-    82,000 whole job rows took 2.3 s to read; this, 0.5 s."""
+    82,000 whole job rows took 2.3 s to read; this, 0.5 s. The read asks for the labels of those
+    ids (an id names its label, DESIGN.md), so the row groups of others (a platform's runs) are
+    skipped by their statistics, and tests the ids on the rows that have ``key``: half the time of
+    testing 82,000 ids on every row."""
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
-    table = _read_table(built(warehouse, "vertices").vertices, ds.field("id").isin(_strings(wanted)),
+    labels = sorted({label_of(i) for i in wanted})
+    table = _read_table(built(warehouse, "vertices").vertices, ds.field("label").isin(labels) | ds.field("label").is_null(),
                         columns=["id", "label", "properties"])
     values = pc.map_lookup(table.column("properties"), query_key=key, occurrence="last")
     table = table.drop_columns(["properties"]).append_column(key, values).filter(pc.is_valid(values))
+    table = table.filter(pc.is_in(table.column("id"), value_set=_strings(wanted)))
     return [{"id": row["id"], "label": row["label"], "properties": {key: row[key]}} for row in table.to_pylist()]
 
 
