@@ -23,7 +23,8 @@ from lineage.analysis.engine import Affected, Traversal, UnknownIds
 from lineage.analysis.engines import Question, choose_engine, open_engine, traversal
 from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, Hygiene
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
-from lineage.graph.api import as_rows, built, change_rows, edge_ends, load_rows, load_tables, property_rows, rows_read, to_time
+from lineage.graph.api import (as_rows, built, change_rows, edge_ends, load_rows, load_tables, property_rows, rows_read,
+                               to_time)
 
 # views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
 from lineage.analysis.views import (  # noqa: F401
