@@ -56,3 +56,15 @@ def test_disabled_prints_nothing_and_no_reporter_is_a_no_op():
         progress.update("spark BFS: level", 2)
     assert out.getvalue() == "" and reporter.lines == []
     progress.update("outside any command")  # nothing open: nothing happens, nothing raised
+
+
+def test_forwarded_sends_module_level_updates_to_the_callback_then_back():
+    con, out = console(False)
+    seen: list[str] = []
+    with Reporter(con, True, "ingest") as reporter:
+        reporter.update("reading files", 1, 2)
+        with progress.forwarded(lambda stage: seen.append(f"build: {stage}")):
+            progress.update("folding, step 01", 3, detail="x")
+        progress.update("writing parquet")
+    assert seen == ["build: folding, step 01"]
+    assert [line.split(" [")[0] for line in reporter.lines] == ["ingest: reading files 1/2", "ingest: writing parquet"]

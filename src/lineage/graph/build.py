@@ -28,6 +28,7 @@ from lineage.graph import column_feeds, fold, incremental, resolve
 from lineage.graph import index as question_index
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
+from lineage.render.progress import forwarded
 from lineage.store.lock import DEFAULT_WAIT, writer
 from lineage.store.runs import RunReport, new_run_id
 from lineage.store.schema import CHANGES, EDGES, EXTRACTED, FACTS, PAIRS_TEXTS, VERTICES
@@ -209,7 +210,9 @@ def build(
             from lineage.spark import get_spark
 
             spark = get_spark("lineage-build", settings=settings)
-        return _build(spark, wh, aliases, progress or (lambda _msg: None), full)
+        step = progress or (lambda _msg: None)
+        with forwarded(step):  # the fold's step lines go where this build's progress goes
+            return _build(spark, wh, aliases, step, full)
 
 
 def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say: Callable[[str], None],

@@ -11,11 +11,12 @@ The CLI opens one :class:`Reporter` around a command; code deep inside (the Spar
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from rich.console import Console
 
@@ -107,3 +108,25 @@ def update(stage: str, done: int | None = None, total: int | None = None, detail
     reporter = _current.get()
     if reporter is not None:
         reporter.update(stage, done, total, detail)
+
+
+class _Forward:
+    """The stage of each :func:`update` handed to a plain ``callback(stage)``."""
+
+    def __init__(self, callback: Callable[[str], None]) -> None:
+        self.callback = callback
+
+    def update(self, stage: str, done: int | None = None, total: int | None = None, detail: str = "") -> None:
+        self.callback(stage)
+
+
+@contextmanager
+def forwarded(callback: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, :func:`update` calls ``callback(stage)``: library code that was handed its
+    own callback (the demo's build, whose lines read ``build: ...``) reports there, not to whichever
+    reporter the command opened around it (the demo's ``ingest`` bar)."""
+    token = _current.set(_Forward(callback))
+    try:
+        yield
+    finally:
+        _current.reset(token)
