@@ -144,3 +144,30 @@ def test_described_vertices_are_read_whole_and_the_others_without_properties(tmp
     part_v, _ = api.load_rows(warehouse, around=["table:maxcompute:p.t0"], described=["table:maxcompute:p.t1"])
     assert sorted(v["id"] for v in part_v) == [v["id"] for v in vertices] and all("properties" not in v for v in part_v)
     assert {v["name"] for v in part_v} == {"t0", "t1", "t2"}
+
+
+def test_the_collector_is_paused_while_rows_are_made_and_restored_after():
+    """A question pauses Python's cyclic collector while it makes its rows (each collection walked
+    every row alive), and leaves it as it found it: on, off, or after an error."""
+    import gc
+
+    import pytest
+
+    @api.collector_paused()
+    def read(fail: bool = False) -> bool:
+        if fail:
+            raise ValueError("bad")
+        return gc.isenabled()
+
+    assert gc.isenabled()
+    assert read() is False and gc.isenabled()
+    with pytest.raises(ValueError):
+        read(fail=True)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with api.collector_paused():
+            assert read() is False
+        assert not gc.isenabled()  # off before: still off
+    finally:
+        gc.enable()

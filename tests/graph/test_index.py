@@ -125,3 +125,70 @@ def test_an_index_of_another_format_is_not_read(copied):
     meta.write_text(meta.read_text().replace(f'"format": {index.FORMAT}', '"format": 999'))
     assert index.opened(wh.index) is None  # a later layout: the parquet is read, without a warning
     assert isinstance(TemporalGraph.from_warehouse(copied).arrays.ids, pa.Array)
+
+
+def test_kept_properties_are_read_from_the_index_as_from_the_parquet(copied, monkeypatch):
+    """``exposure`` asks whether the jobs its FEEDS came through have complete column lineage: the
+    index keeps that property apart, and reading it there gives the rows the parquet gives."""
+    from lineage.graph import api as graph_api
+
+    wh = Warehouse.at(copied)
+    kept = index.properties_in(wh.index, "column_lineage")
+    assert kept is not None and kept.num_rows > 0
+    wanted = set(kept.column("id").to_pylist()[::2]) | {TABLE}  # some jobs, and an id without it
+    read = graph_api._read_table
+    monkeypatch.setattr(graph_api, "_read_table", lambda *_a, **_k: pytest.fail("the vertices' parquet was read"))
+    from_index = graph_api.property_rows(copied, wanted, "column_lineage")
+    monkeypatch.setattr(graph_api, "_read_table", read)
+    lineage = _column_lineage(copied)  # the column answers' rows: every vertex, its value placed by row
+    assert sum(1 for v in lineage.values() if v) >= len({r["id"] for r in from_index})
+    assert from_index and {r["id"] for r in from_index} < wanted and TABLE not in {r["id"] for r in from_index}
+    assert all(set(r["properties"]) == {"column_lineage"} for r in from_index)
+    # an index written before the file: the parquet answers the same, and the next build writes it
+    (wh.index / index.PROPERTIES).unlink()
+    meta = wh.index / index.META
+    meta.write_text(meta.read_text().replace('"properties":', '"properties_before":'))
+    assert index.opened(wh.index) is not None and index.properties_in(wh.index, "column_lineage") is None
+    assert graph_api.property_rows(copied, wanted, "column_lineage") == from_index
+    assert _column_lineage(copied) == lineage
+    assert not index.usable(wh.index)
+    again = build(copied, spark=object())
+    assert (again.fold, "question index written" in again.fold_reason) == ("none", True)
+    assert index.properties_in(Warehouse.at(copied).index, "column_lineage").equals(kept)
+
+
+def test_a_damaged_properties_file_is_read_around(copied):
+    from lineage.graph import api as graph_api
+
+    wh = Warehouse.at(copied)
+    wanted = set(index.properties_in(wh.index, "column_lineage").column("id").to_pylist())
+    expected = graph_api.property_rows(copied, wanted, "column_lineage")
+    path = wh.index / index.PROPERTIES
+    path.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(index.IndexDamaged):
+        index.properties_in(wh.index, "column_lineage")
+    assert not index.usable(wh.index)
+    assert graph_api.property_rows(copied, wanted, "column_lineage") == expected
+
+
+def _column_lineage(warehouse: Path) -> dict:
+    from lineage.analysis.columns import timeline_of
+
+    return {i: dict(row["properties"]) for i, row in timeline_of(warehouse).rows.items()}
+
+
+def test_kept_values_are_placed_by_the_rows_they_were_read_from(copied):
+    """The column rows take each value from the index by its row; rows read in another order than
+    the index's get none of them (the property maps are read instead), never a wrong one."""
+    import pyarrow.dataset as ds
+
+    from lineage.graph import api as graph_api
+
+    wh = Warehouse.at(copied)
+    table = ds.dataset(str(wh.vertices), format="parquet").to_table(columns=["id", "label"])
+    values = graph_api.property_column(wh, table, "column_lineage")
+    kept = index.properties_in(wh.index, "column_lineage")
+    assert values.null_count == table.num_rows - kept.num_rows
+    assert values.take(kept.column("row")).equals(kept.column("value"))
+    assert graph_api.property_column(wh, table.take(list(range(table.num_rows))[::-1]), "column_lineage") is None
+    assert graph_api.property_column(wh, table.slice(0, 3), "column_lineage") is None

@@ -23,8 +23,8 @@ from lineage.analysis.engine import Affected, Traversal, UnknownIds
 from lineage.analysis.engines import Question, choose_engine, open_engine, traversal
 from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, Hygiene
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
-from lineage.graph.api import (as_rows, built, change_rows, edge_ends, load_rows, load_tables, property_rows, rows_read,
-                               to_time)
+from lineage.graph.api import (as_rows, built, change_rows, collector_paused, edge_ends, load_rows, load_tables,
+                               property_rows, rows_read, to_time)
 
 # views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
 from lineage.analysis.views import (  # noqa: F401
@@ -152,6 +152,7 @@ class AccessResult:
         }
 
 
+@collector_paused()
 def access(warehouse: str | Path, target: str, *, as_of: Any = None) -> AccessResult:
     """Every principal who can read ``target`` as of a time, and how (one path each in JSON); also
     its MaxCompute owners and admins, and its catalogue (metadata) owners."""
@@ -184,6 +185,7 @@ def access_rows(vertices: Sequence[Any], edges: Sequence[Any], changes: Sequence
                         tuple((i, snap.label(i), snap.name(i)) for i, _since in catalogue))
 
 
+@collector_paused()
 def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | None = None) -> list[Any]:
     """Principals who can read data carrying a propagated sensitive tag they were never cleared for."""
     moment = access_analysis.moment_of(as_of)

@@ -27,6 +27,7 @@ from typing import Any, Collection, Iterable, Mapping, Sequence
 from lineage import ids
 from lineage.analysis.access import Edge, Snapshot, Timeline
 from lineage.analysis.engine import Affected, Query, UnknownIds, query_of
+from lineage.graph.api import collector_paused
 
 FEEDS, HAS_COLUMN, READS, WRITES, OWNS = "FEEDS", "HAS_COLUMN", "READS", "WRITES", "OWNS"
 RELATIONSHIPS = (FEEDS, HAS_COLUMN, READS, WRITES, OWNS)
@@ -255,6 +256,7 @@ EDGE_COLUMNS = ("src", "dst", "relationship", "qualifier", "src_label", "dst_lab
 """What a column answer reads of an edge row: no properties (a column FEEDS's are its job runs)."""
 
 
+@collector_paused()
 def timeline_of(warehouse: Any) -> Timeline:
     """The column rows of a built warehouse, read with pyarrow on either engine: only the
     relationships and the edge columns needed (:data:`EDGE_COLUMNS`), turned into rows one batch
@@ -264,16 +266,18 @@ def timeline_of(warehouse: Any) -> Timeline:
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
 
-    from lineage.graph.api import built, release_arrow, stream_rows
+    from lineage.graph.api import built, property_column, release_arrow, stream_rows
 
     wh = built(warehouse, "vertices", "edges")
     vertices = ds.dataset(str(wh.vertices), format="parquet")
     edges = ds.dataset(str(wh.edges), format="parquet")
-    table = vertices.to_table(columns=[c for c in ("id", "label", "first_seen", "deleted_at", "properties")
-                                       if c in vertices.schema.names])
-    if "properties" in table.column_names:
-        lineage = pc.map_lookup(table.column("properties"), query_key=LINEAGE_PROPERTY, occurrence="first")
-        table = table.drop_columns(["properties"]).append_column(LINEAGE_PROPERTY, lineage)
+    table = vertices.to_table(columns=[c for c in ("id", "label", "first_seen", "deleted_at") if c in vertices.schema.names])
+    lineage = property_column(wh, table, LINEAGE_PROPERTY)  # kept apart by the question index
+    if lineage is None and "properties" in vertices.schema.names:  # else from every vertex's property map
+        maps = vertices.to_table(columns=["properties"]).column("properties")
+        lineage = pc.map_lookup(maps, query_key=LINEAGE_PROPERTY, occurrence="first")
+    if lineage is not None:
+        table = table.append_column(LINEAGE_PROPERTY, lineage)
     vrows = [_with_lineage(row) for row in stream_rows(table)]
     del table
     wanted = pc.field("relationship").isin(list(RELATIONSHIPS))

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from lineage.errors import UsageError
-from lineage.graph.api import change_rows, exists_at, load_rows, to_time, valid_at
+from lineage.graph.api import change_rows, collector_paused, exists_at, load_rows, to_time, valid_at
 from lineage.graph.asof import contains
 from lineage.ids import RELATIONSHIPS, key_of
 
@@ -150,6 +150,7 @@ def show_rows(vertex_id: str, vertices: Sequence[Row], edges: Sequence[Row], cha
                   tuple(_change_json(c, names) for c in mine))
 
 
+@collector_paused()
 def show(warehouse: str | Path, vertex_id: str, *, as_of: Any = None) -> Entity:
     changes = change_rows(warehouse, entities=[vertex_id])
     # its edges, the vertices at their other ends, and the changes' actors (named in the answer)

@@ -10,7 +10,7 @@ from typing import Any, Collection, Iterable, Mapping
 from lineage import ids
 from lineage.analysis import columns, propagation
 from lineage.analysis.access import Edge, Snapshot, Timeline, properties_of
-from lineage.graph.api import every_vertex, load_rows, release_arrow
+from lineage.graph.api import collector_paused, every_vertex, load_rows, release_arrow
 
 NAME_PROPERTIES = ("name", "display_name", "node_name", "table_name", "user_name", "account")
 """Where a vertex keeps a human name; the id's key when none (``retail_dw.dwd_orders``)."""
@@ -66,6 +66,7 @@ class Context:
         self.by_id = {v["id"]: v for v in self.vertices}
 
     @classmethod
+    @collector_paused()
     def of(cls, warehouse: str | Path, *, report: bool = False) -> Context:
         """The whole graph; ``report``: what a report reads (:data:`REPORT_RELATIONSHIPS`, and of Jobs
         and Instances only :data:`RUN_PROPERTIES`)."""
