@@ -40,7 +40,7 @@ PROPERTIES = "properties.arrow"
 KEPT_PROPERTIES = ("column_lineage",)
 """Vertex properties a question reads of vertices it never walks (``exposure``: whether the jobs
 its FEEDS came through have complete column lineage), kept apart so that it need not read the
-vertices' whole property maps: 1.2 s of ``exposure`` at 10^6 events, for 66,742 values. An index
+vertices' whole property maps: 1.0 s of ``exposure`` at 10^6 events, for 66,742 values. An index
 written before this file existed is read without it (the property maps are read then), and is
 not :func:`usable`, so the next build writes it again."""
 VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
