@@ -103,6 +103,7 @@ def upstream(
                   spark=spark)
 
 
+@collector_paused()
 def _reach(kind: type[ImpactResult], warehouse: str | Path, ids: Sequence[str], rules: Sequence[ImpactRule], *,
            as_of: Any, max_depth: int | None, engine: str, relationships: Sequence[str] | None = None,
            spark: "SparkSession | None" = None) -> Any:
