@@ -28,7 +28,7 @@ from rich.table import Table
 from lineage.cli.columns import INDIRECT, columns_first
 from lineage.cli.export import export_group
 from lineage.cli.hygiene import hygiene as hygiene_command
-from lineage.cli.inspect import COMMANDS as INSPECT_COMMANDS, resolving
+from lineage.cli.inspect import COMMANDS as INSPECT_COMMANDS, print_json, resolving
 from lineage.cli.answers import (ENGINE_CHOICE, FORMAT_CHOICE, change_ids_first, print_access, print_answer, print_blast, traversal_options,
                                  upstream)
 from lineage.errors import LineageError, UsageError
@@ -242,7 +242,7 @@ def access(target: str, warehouse: Path, as_of: str | None, as_json: bool) -> No
 
     result = run_access(warehouse, target, as_of=as_of)
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        print_json(result.to_json)
         return
     print_access(warehouse, result)
 
@@ -259,7 +259,7 @@ def exposure(warehouse: Path, as_of: str | None, tags: tuple[str, ...], as_json:
 
     found = run_exposure(warehouse, as_of=as_of, tags=tags or None)
     if as_json:
-        click.echo(json.dumps({"as_of": as_of, "exposures": [e.to_json() for e in found]}))
+        print_json(lambda: {"as_of": as_of, "exposures": [e.to_json() for e in found]})
         return
     out = console()
     table = Table(title="exposure: sensitive data reached through lineage, not cleared at the source")

@@ -16,7 +16,7 @@ from typing import Any
 import click
 
 from lineage.cli.columns import INDIRECT, columns_first
-from lineage.cli.inspect import resolving
+from lineage.cli.inspect import print_json, resolving
 from lineage.render.terminal import lines_text
 
 FORMAT_CHOICE = click.Choice(["dot", "mermaid", "graphml"])
@@ -44,7 +44,7 @@ def print_answer(warehouse: Path, result: Any, *, question: str, downstream: boo
     if as_json and fmt:
         raise click.UsageError("give --json or --format, not both")
     if as_json:
-        click.echo(json.dumps(result.to_json()))
+        print_json(result.to_json)
         return
     from lineage.analysis.people import people_to_tell
     from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES
