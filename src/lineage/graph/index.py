@@ -198,11 +198,8 @@ def opened(directory: Path) -> Arrays | None:
     files cannot be read or do not match its ``meta.json``."""
     import pyarrow as pa
 
-    try:
-        meta = json.loads((directory / META).read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+    meta = _meta(directory)
+    if meta is None:
         return None
     try:
         arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in ARRAYS}
@@ -215,20 +212,27 @@ def opened(directory: Path) -> Arrays | None:
     return Arrays(ids=ids, labels=meta["labels"], relationships=meta["relationships"], edge_bounds=bounds, **arrays)
 
 
+def _meta(directory: Path) -> dict[str, Any] | None:
+    """The index's ``meta.json`` when it is one of this :data:`FORMAT` (else None: read the parquet)."""
+    try:
+        meta = json.loads((directory / META).read_text())
+    except (OSError, ValueError):
+        return None
+    return meta if isinstance(meta, dict) and meta.get("format") == FORMAT else None
+
+
 def kept_properties(vertices: Path) -> "pa.Table":
     """``(id, label, key, value, row)`` of each vertex row that has one of :data:`KEPT_PROPERTIES`,
     in the rows' order (a later row of an id is its later interval); ``row``: its position in the
     vertex dataset read whole."""
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
 
     schema = pa.schema([("id", pa.string()), ("label", pa.string()), ("key", pa.string()), ("value", pa.string()),
                         ("row", pa.int64())])
-    table = pq.read_table(str(vertices), columns=["id", "label", "properties"]) \
-        if "properties" in pq.ParquetDataset(str(vertices)).schema.names else None
+    table = _read(vertices, ("id", "label", "properties"))
     parts = []
-    for key in KEPT_PROPERTIES if table is not None else ():
+    for key in KEPT_PROPERTIES if "properties" in table.column_names else ():
         values = pc.map_lookup(table.column("properties"), query_key=key, occurrence="last")
         has = pc.is_valid(values)
         found = table.column("id").filter(has)
@@ -249,11 +253,8 @@ def properties_in(directory: Path, key: str) -> "pa.Table | None":
 
     if key not in KEPT_PROPERTIES:
         raise ValueError(f"{key} is not kept in the question index: {KEPT_PROPERTIES}")
-    try:
-        meta = json.loads((directory / META).read_text())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT or "properties" not in meta:
+    meta = _meta(directory)
+    if meta is None or "properties" not in meta:
         return None
     try:
         table = pa.ipc.open_file(pa.memory_map(str(directory / PROPERTIES))).read_all()
