@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# A real Spark cluster on this machine: Spark's own standalone master and one worker on 127.0.0.1,
+# A real Spark cluster on this machine: Spark's own standalone master and its workers on 127.0.0.1,
 # started from the installed pyspark, and the lineage jobs run on it in both ways a cluster runs them.
-#   benchmarks/cluster.sh up               start the master and one worker (idempotent); wait until usable
-#   benchmarks/cluster.sh status           say what runs (exit 0 when both are up, 3 otherwise)
-#   benchmarks/cluster.sh down             stop both (idempotent)
+#   benchmarks/cluster.sh up               start the master and the workers (idempotent); wait until usable
+#   benchmarks/cluster.sh status           say what runs (exit 0 when all are up, 3 otherwise)
+#   benchmarks/cluster.sh down             stop them all (idempotent)
 #   benchmarks/cluster.sh submit ARGS...   spark-submit the lineage CLI with ARGS to the cluster
 #                                          (the package as a zip on --py-files, GraphFrames with --jars)
 #   benchmarks/cluster.sh demo [DIR]       up; `lineage demo --days 2`; build + blast-radius through
 #                                          --spark-master and through spark-submit; down
 # Settings: LINEAGE_PYTHON (default .venv/bin/python, else python3), LINEAGE_CLUSTER_DIR (state: logs,
 # pid files, work dirs; default $LINEAGE_CACHE/cluster or ~/.cache/lineage/cluster),
-# LINEAGE_CLUSTER_PORT (7077), LINEAGE_CLUSTER_UI_PORT (8080), LINEAGE_CLUSTER_WORKER_UI_PORT (8081),
-# LINEAGE_CLUSTER_CORES (2), LINEAGE_CLUSTER_MEMORY (worker memory, 2g), LINEAGE_CLUSTER_TIMEOUT (90 s),
+# LINEAGE_CLUSTER_PORT (7077), LINEAGE_CLUSTER_UI_PORT (8080), LINEAGE_CLUSTER_WORKER_UI_PORT (8081; the
+# next workers take the ports after it), LINEAGE_CLUSTER_WORKERS (1), LINEAGE_CLUSTER_CORES (per worker, 2),
+# LINEAGE_CLUSTER_MEMORY (per worker: its own memory limit, 2g), LINEAGE_CLUSTER_TIMEOUT (90 s),
 # LINEAGE_DRIVER_MEMORY / LINEAGE_EXECUTOR_MEMORY (spark-submit, 1g each).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,6 +23,7 @@ WORKER_UI_PORT="${LINEAGE_CLUSTER_WORKER_UI_PORT:-8081}"
 MASTER_URL="spark://$HOST:$PORT"
 STATE="${LINEAGE_CLUSTER_DIR:-${LINEAGE_CACHE:-$HOME/.cache/lineage}/cluster}"
 TIMEOUT="${LINEAGE_CLUSTER_TIMEOUT:-90}"
+WORKERS="${LINEAGE_CLUSTER_WORKERS:-1}"
 MASTER_CLASS=org.apache.spark.deploy.master.Master
 WORKER_CLASS=org.apache.spark.deploy.worker.Worker
 
@@ -34,6 +36,12 @@ DETACH="$(command -v setsid || true)"
 
 die() { echo "cluster: $*" >&2; exit 1; }
 say() { echo "cluster: $*" >&2; }
+[[ "$WORKERS" =~ ^[1-9][0-9]*$ ]] || die "LINEAGE_CLUSTER_WORKERS must be a whole number of workers (1 or more), not '$WORKERS'"
+
+# the workers' names (pid and log files): worker, worker2, worker3, ...
+worker_names() { local i; for i in $(seq 1 "$WORKERS"); do if [ "$i" = 1 ]; then echo worker; else echo "worker$i"; fi; done; }
+# every worker with a pid file, whatever LINEAGE_CLUSTER_WORKERS says now (so `down` stops them all)
+started_workers() { local f; for f in "$STATE"/worker*.pid; do [ -e "$f" ] && basename "$f" .pid; done; return 0; }
 
 spark_home() {
   "$PY" -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))' 2>/dev/null \
@@ -89,7 +97,7 @@ start() {
   echo $! >"$STATE/$name.pid"
 }
 
-log_tail() { for name in master worker; do [ -f "$STATE/$name.log" ] && { echo "--- $STATE/$name.log" >&2; tail -n 20 "$STATE/$name.log" >&2; }; done; return 0; }
+log_tail() { for name in master $(worker_names); do [ -f "$STATE/$name.log" ] && { echo "--- $STATE/$name.log" >&2; tail -n 20 "$STATE/$name.log" >&2; }; done; return 0; }
 
 up() {
   need_java
@@ -100,23 +108,29 @@ up() {
     need_free "$PORT" "master"; need_free "$UI_PORT" "master web UI"
     start master "$MASTER_CLASS" --host "$HOST" --port "$PORT" --webui-port "$UI_PORT"
   fi
-  if running worker "$WORKER_CLASS"; then
-    say "worker already running (pid $(pid_of worker))"
-  else
-    need_free "$WORKER_UI_PORT" "worker web UI"
-    start worker "$WORKER_CLASS" "$MASTER_URL" --host "$HOST" --webui-port "$WORKER_UI_PORT" \
-      --cores "${LINEAGE_CLUSTER_CORES:-2}" --memory "${LINEAGE_CLUSTER_MEMORY:-2g}" --work-dir "$STATE/work"
-  fi
+  local name ui="$WORKER_UI_PORT"
+  for name in $(worker_names); do  # each its own JVM with its own memory limit, its own UI port
+    if running "$name" "$WORKER_CLASS"; then
+      say "$name already running (pid $(pid_of "$name"))"
+    else
+      need_free "$ui" "$name web UI"
+      start "$name" "$WORKER_CLASS" "$MASTER_URL" --host "$HOST" --webui-port "$ui" \
+        --cores "${LINEAGE_CLUSTER_CORES:-2}" --memory "${LINEAGE_CLUSTER_MEMORY:-2g}" --work-dir "$STATE/work/$name"
+    fi
+    ui=$((ui + 1))
+  done
   local deadline=$((SECONDS + TIMEOUT)) state=""
   while :; do
     state="$(master_state)"
-    [ "${state%% *}" = ALIVE ] && [ "${state##* }" -ge 1 ] 2>/dev/null && break
+    [ "${state%% *}" = ALIVE ] && [ "${state##* }" -ge "$WORKERS" ] 2>/dev/null && break
     running master "$MASTER_CLASS" || { log_tail; die "the master exited; its log is above"; }
-    running worker "$WORKER_CLASS" || { log_tail; die "the worker exited; its log is above"; }
-    [ "$SECONDS" -lt "$deadline" ] || { log_tail; die "no live master with a registered worker after ${TIMEOUT}s (state: ${state:-no answer on port $UI_PORT})"; }
+    for name in $(worker_names); do
+      running "$name" "$WORKER_CLASS" || { log_tail; die "$name exited; its log is above"; }
+    done
+    [ "$SECONDS" -lt "$deadline" ] || { log_tail; die "no live master with $WORKERS registered worker(s) after ${TIMEOUT}s (state: ${state:-no answer on port $UI_PORT})"; }
     sleep 1
   done
-  say "up: $MASTER_URL (web UI http://$HOST:$UI_PORT), 1 worker; logs in $STATE"
+  say "up: $MASTER_URL (web UI http://$HOST:$UI_PORT), $WORKERS worker(s); logs in $STATE"
 }
 
 stop() {  # NAME CLASS
@@ -131,14 +145,18 @@ stop() {  # NAME CLASS
 }
 
 down() {
-  stop worker "$WORKER_CLASS"  # first, so the master does not wait for it to re-register
+  local name
+  for name in $(started_workers); do stop "$name" "$WORKER_CLASS"; done  # first, so the master does not wait for them to re-register
   stop master "$MASTER_CLASS"
 }
 
 status() {
   local ok=0
   if running master "$MASTER_CLASS"; then say "master: running (pid $(pid_of master)), $MASTER_URL"; else say "master: not running"; ok=3; fi
-  if running worker "$WORKER_CLASS"; then say "worker: running (pid $(pid_of worker))"; else say "worker: not running"; ok=3; fi
+  local name
+  for name in $(worker_names); do
+    if running "$name" "$WORKER_CLASS"; then say "$name: running (pid $(pid_of "$name"))"; else say "$name: not running"; ok=3; fi
+  done
   [ "$ok" = 0 ] && say "master state (status, live workers): $(master_state)"
   return "$ok"
 }
@@ -183,5 +201,5 @@ case "$cmd" in
   status) status ;;
   submit) submit "$@" ;;
   demo) demo "$@" ;;
-  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
+  *) sed -n '2,16p' "$0" >&2; exit 2 ;;
 esac
