@@ -81,3 +81,15 @@ def measured(command: list[str], env: dict[str, str] | None = None, every: float
     done.set()
     sampler.join()
     return seconds, peak[0], out, err, process.returncode
+
+
+def lineage_json(*args: str, env: dict[str, str] | None = None) -> tuple[float, float, dict]:
+    """One ``lineage ARGS --json`` command run to its end: (seconds, peak MB of its process tree,
+    its JSON document); a failure ends the benchmark with the command's error."""
+    import json
+    import sys
+
+    seconds, peak, out, err, status = measured([sys.executable, "-m", "lineage", *args, "--json"], env, every=0.5)
+    if status != 0:
+        raise SystemExit(f"lineage {' '.join(args)} failed ({status}):\n{err[-3000:]}")
+    return seconds, peak, json.loads(out)

@@ -15,7 +15,6 @@ graph, row by row.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import subprocess
 import sys
@@ -25,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _measure import measured  # noqa: E402
+from _measure import lineage_json  # noqa: E402
 
 
 def split_days(platform: Path, work: Path) -> tuple[Path, Path, str]:
@@ -40,14 +39,6 @@ def split_days(platform: Path, work: Path) -> tuple[Path, Path, str]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(path, target)
     return before, after, last
-
-
-def run(*args: str) -> tuple[float, float, dict]:
-    """One ``lineage`` command: (seconds, peak MB of its process tree, its --json document)."""
-    seconds, peak, out, err, status = measured([sys.executable, "-m", "lineage", *args, "--json"], every=0.5)
-    if status != 0:
-        raise SystemExit(f"lineage {' '.join(args)} failed ({status}):\n{err[-3000:]}")
-    return seconds, peak, json.loads(out)
 
 
 def same_graph(first: Path, second: Path) -> dict[str, str]:
@@ -95,7 +86,7 @@ def main() -> None:
     rows: dict[int, tuple[str, float, float, str]] = {}
 
     def step(order: int, label: str, *command: str) -> dict:
-        seconds, peak, doc = run(*command)
+        seconds, peak, doc = lineage_json(*command)
         if "build_id" in doc:
             what = f"fold {doc['fold']}" + (f" ({doc['fold_reason']})" if doc.get("fold_reason") else "")
             if doc["fold"] == "incremental":

@@ -20,7 +20,6 @@ the partitions. Read it as "at most this much faster", not as a promise.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
@@ -30,18 +29,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from _measure import measured  # noqa: E402
+from _measure import lineage_json  # noqa: E402
 
 PROJECTED = (8, 32)
 
 
 def run(cores: int, *args: str) -> tuple[float, float, dict]:
     """One ``lineage`` command on local[cores]: (seconds, peak MB of its process tree, its --json)."""
-    env = dict(os.environ, LINEAGE_SPARK_MASTER=f"local[{cores}]")
-    seconds, peak, out, err, status = measured([sys.executable, "-m", "lineage", *args, "--json"], env, every=0.5)
-    if status != 0:
-        raise SystemExit(f"lineage {' '.join(args)} on local[{cores}] failed ({status}):\n{err[-3000:]}")
-    return seconds, peak, json.loads(out)
+    return lineage_json(*args, env=dict(os.environ, LINEAGE_SPARK_MASTER=f"local[{cores}]"))
 
 
 def last_week(warehouse: Path) -> tuple[str, str]:
@@ -74,23 +69,23 @@ def main() -> None:
     rows: dict[str, dict[int, tuple[float, float, str]]] = {}
     try:
         for n in cores:
+            def record(step: str, seconds: float, peak: float, what: str) -> None:
+                rows.setdefault(step, {})[n] = (seconds, peak, what)
+                print(f"local[{n}] {step}: {seconds:.1f} s, {peak:.0f} MB", file=sys.stderr, flush=True)
+
             warehouse = work / f"local{n}"
             shutil.rmtree(warehouse, ignore_errors=True)
             seconds, peak, doc = run(n, "ingest", str(args.events / "events"), "--warehouse", str(warehouse))
             accepted = sum(source["accepted"] for source in doc["sources"].values())
-            rows.setdefault("ingest", {})[n] = (seconds, peak, f"{accepted:,} events accepted, parsed in {doc['parse_in']}")
-            print(f"local[{n}] ingest: {seconds:.1f} s, {peak:.0f} MB", file=sys.stderr, flush=True)
+            record("ingest", seconds, peak, f"{accepted:,} events accepted, parsed in {doc['parse_in']}")
             shutil.copyfile(args.events / "aliases.csv", warehouse / "aliases.csv")
             seconds, peak, doc = run(n, "build", "--warehouse", str(warehouse))
-            rows.setdefault("build", {})[n] = (seconds, peak, f"fold {doc['fold']}; {doc['vertices']:,} vertices, {doc['edges']:,} edges")
-            print(f"local[{n}] build: {seconds:.1f} s, {peak:.0f} MB", file=sys.stderr, flush=True)
+            record("build", seconds, peak, f"fold {doc['fold']}; {doc['vertices']:,} vertices, {doc['edges']:,} edges")
             since, until = last_week(warehouse)
             seconds, peak, doc = run(n, "blast-radius", "--engine", "spark", "--since", since, "--until", until,
                                      "--affected", "0", "--warehouse", str(warehouse))
             pairs = sum(c["affected_count"] for c in doc["changes"])
-            rows.setdefault(f"blast-radius {since}..{until}", {})[n] = (
-                seconds, peak, f"{len(doc['changes']):,} changes, {pairs:,} pairs")
-            print(f"local[{n}] blast-radius: {seconds:.1f} s, {peak:.0f} MB", file=sys.stderr, flush=True)
+            record(f"blast-radius {since}..{until}", seconds, peak, f"{len(doc['changes']):,} changes, {pairs:,} pairs")
     finally:
         if args.work is None:
             shutil.rmtree(work, ignore_errors=True)
