@@ -14,10 +14,11 @@ from lineage import spark as factory
 from lineage.analysis.engines import local_max_edges
 from lineage.cli import main
 from lineage.errors import SettingsError, UsageError
+from lineage.settings import VARIABLES as SETTING_VARIABLES
 from lineage.settings import Settings, current, running
 
 README = Path(__file__).parent.parent / "README.md"
-VARIABLES = {field.validation_alias: name for name, field in Settings.model_fields.items()}
+VARIABLES = {variable.name: name for name, variable in SETTING_VARIABLES.items()}
 
 
 @pytest.fixture(autouse=True)
@@ -123,3 +124,37 @@ def test_the_cli_reads_settings_once_and_never_writes_them_back(monkeypatch, tmp
     assert dict(os.environ) == before  # neither the option nor the variable leaked into the process
     helped = runner.invoke(main, ["ingest", "--help"], env={"LINEAGE_INGEST_LOCAL_MAX_BYTES": "lots"})
     assert helped.exit_code == 0 and "--warehouse" in helped.stdout  # help never needs the settings
+
+
+@pytest.mark.parametrize(("value", "expected"), [("yes", True), ("On", True), ("1", True), ("no", False), ("0", False),
+                                                 (" false ", False)])
+def test_a_flag_reads_the_usual_words(monkeypatch, value, expected):
+    monkeypatch.setenv("LINEAGE_SPARK_PROGRESS", value)
+    settings = Settings.from_env()
+    assert settings.spark_progress is expected and "spark_progress" in settings.given
+
+
+def test_given_says_what_the_environment_or_an_option_set(monkeypatch):
+    monkeypatch.setenv("LINEAGE_DRIVER_MEMORY", "3g")
+    settings = Settings.from_env(spark_master="local[1]", graphframes=None)
+    assert settings.given == {"driver_memory", "spark_master"}
+    shown = settings.replace(spark_progress="true")
+    assert shown.spark_progress is True and shown.given == {"driver_memory", "spark_master", "spark_progress"}
+    with pytest.raises(SettingsError, match="LINEAGE_SHUFFLE_PARTITIONS must be an integer >= 1, not 0"):
+        settings.replace(shuffle_partitions=0)
+
+
+def test_the_questions_modules_never_import_pydantic():
+    """Every command reads its settings; importing pydantic (and building a settings model) took
+    0.45 s of each question, whose target is 2 s (issue 31). The event models still use it."""
+    import subprocess
+    import sys
+
+    modules = ["lineage.cli", "lineage.settings", "lineage.analysis.api", "lineage.analysis.names",
+               "lineage.analysis.inspection", "lineage.analysis.local", "lineage.graph.api", "lineage.graph.index"]
+    probe = f"import sys\nfor m in {modules!r}: __import__(m)\nprint(sorted(m for m in sys.modules if 'pydantic' in m))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    events = subprocess.run([sys.executable, "-c", "import sys, lineage.events.base; print('pydantic' in sys.modules)"],
+                            capture_output=True, text=True, check=True).stdout
+    assert events.strip() == "True"  # the probe can see pydantic when it is there

@@ -6,104 +6,155 @@ fall back to :func:`current`, which reads the environment at call time when no c
 running (tests and notebooks set variables and call functions directly). Nothing writes
 settings back into ``os.environ``.
 
+The model is a frozen dataclass and one table of variables (:data:`VARIABLES`), not a pydantic
+model: every command reads its settings, and importing pydantic and building a settings model
+took 0.45 s of each one, a quarter of a question's 2 s (issue 31).
+
 README's settings table documents the same names, defaults and meanings.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import re
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
-
-from pydantic import Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from typing import Any, Callable, Iterator, NamedTuple
 
 from lineage.errors import SettingsError
 
 LOG_LEVELS = ("ALL", "DEBUG", "ERROR", "FATAL", "INFO", "OFF", "TRACE", "WARN")
 MEMORY = re.compile(r"^[0-9]+([kmgtp]b?|b)?$", re.IGNORECASE)  # what Spark's byteStringAs reads
+TRUE, FALSE = ("1", "on", "t", "true", "y", "yes"), ("0", "off", "f", "false", "n", "no")
 
 
-class Settings(BaseSettings):
-    """One field per variable (its alias); frozen, so a run cannot change them midway."""
+class Invalid(ValueError):
+    """A value a parser cannot use; the message says what it must be."""
 
-    model_config = SettingsConfigDict(case_sensitive=True, env_ignore_empty=True, populate_by_name=True,
-                                      extra="ignore", frozen=True)
 
-    graphframes: str = Field("auto", validation_alias="LINEAGE_GRAPHFRAMES",
-                             description="`auto` (the cached jar), a jar path, or a Maven coordinate")
-    spark_master: str = Field("local[2]", validation_alias="LINEAGE_SPARK_MASTER", description="Spark master")
-    shuffle_partitions: int = Field(4, ge=1, validation_alias="LINEAGE_SHUFFLE_PARTITIONS",
-                                    description="`spark.sql.shuffle.partitions`")
-    driver_memory: str = Field("4g", validation_alias="LINEAGE_DRIVER_MEMORY", description="driver memory (local mode)")
-    cache: Path = Field(default_factory=lambda: Path.home() / ".cache" / "lineage", validation_alias="LINEAGE_CACHE",
-                        description="where the GraphFrames jar is cached")
-    spark_progress: bool = Field(False, validation_alias="LINEAGE_SPARK_PROGRESS",
-                                 description="Spark's console progress bar")
-    spark_log_level: str = Field("ERROR", validation_alias="LINEAGE_SPARK_LOG_LEVEL", description="Spark's log level")
-    ingest_local_max_bytes: int = Field(64 * 1024 * 1024, ge=0, validation_alias="LINEAGE_INGEST_LOCAL_MAX_BYTES",
-                                        description="`ingest --engine auto` parses inputs up to this size in the driver")
-    local_max_edges: int = Field(500_000, validation_alias="LINEAGE_LOCAL_MAX_EDGES",
-                                 description="`--engine auto` analyses graphs up to this many edge rows in memory")
-    local_memory: str = Field("auto", validation_alias="LINEAGE_LOCAL_MEMORY",
-                              description="the most memory the local engine may hold (`auto`: what the system has)")
+def _text(value: Any) -> str:
+    return str(value).strip()
 
-    @field_validator("graphframes", "spark_master")
-    @classmethod
-    def _stripped(cls, value: str) -> str:
-        return value.strip()
 
-    @field_validator("driver_memory", "local_memory")
-    @classmethod
-    def _memory(cls, value: str, info: Any) -> str:
-        if info.field_name == "local_memory" and value.strip().lower() == "auto":
+def _integer(least: int | None = None) -> Callable[[Any], int]:
+    def parse(value: Any) -> int:
+        expected = "an integer" if least is None else f"an integer >= {least}"
+        if isinstance(value, bool):
+            raise Invalid(expected)
+        try:
+            number = value if isinstance(value, int) else int(str(value).strip())
+        except ValueError:
+            raise Invalid("an integer") from None
+        if least is not None and number < least:
+            raise Invalid(expected)
+        return number
+
+    return parse
+
+
+def _flag(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word in TRUE or word in FALSE:
+        return word in TRUE
+    raise Invalid("true or false")
+
+
+def _memory(auto: bool = False) -> Callable[[Any], str]:
+    def parse(value: Any) -> str:
+        text = _text(value)
+        if auto and text.lower() == "auto":
             return "auto"
-        if not MEMORY.match(value.strip()):
-            raise ValueError("a size such as 512m or 4g" + (" (or auto)" if info.field_name == "local_memory" else ""))
-        return value.strip()
+        if not MEMORY.match(text):
+            raise Invalid("a size such as 512m or 4g" + (" (or auto)" if auto else ""))
+        return text
 
-    @field_validator("spark_log_level")
-    @classmethod
-    def _level(cls, value: str) -> str:
-        if value.strip().upper() not in LOG_LEVELS:
-            raise ValueError(f"one of {', '.join(LOG_LEVELS)}")
-        return value.strip().upper()
+    return parse
 
-    @field_validator("cache")
-    @classmethod
-    def _home(cls, value: Path) -> Path:
-        return value.expanduser()
+
+def _level(value: Any) -> str:
+    if _text(value).upper() not in LOG_LEVELS:
+        raise Invalid(f"one of {', '.join(LOG_LEVELS)}")
+    return _text(value).upper()
+
+
+def _path(value: Any) -> Path:
+    return Path(value).expanduser()
+
+
+class Variable(NamedTuple):
+    """One setting: its environment variable, how its text is read, and what it is for."""
+
+    name: str
+    parse: Callable[[Any], Any]
+    description: str
+
+
+VARIABLES: dict[str, Variable] = {
+    "graphframes": Variable("LINEAGE_GRAPHFRAMES", _text, "`auto` (the cached jar), a jar path, or a Maven coordinate"),
+    "spark_master": Variable("LINEAGE_SPARK_MASTER", _text, "Spark master"),
+    "shuffle_partitions": Variable("LINEAGE_SHUFFLE_PARTITIONS", _integer(1), "`spark.sql.shuffle.partitions`"),
+    "driver_memory": Variable("LINEAGE_DRIVER_MEMORY", _memory(), "driver memory (local mode)"),
+    "cache": Variable("LINEAGE_CACHE", _path, "where the GraphFrames jar is cached"),
+    "spark_progress": Variable("LINEAGE_SPARK_PROGRESS", _flag, "Spark's console progress bar"),
+    "spark_log_level": Variable("LINEAGE_SPARK_LOG_LEVEL", _level, "Spark's log level"),
+    "ingest_local_max_bytes": Variable("LINEAGE_INGEST_LOCAL_MAX_BYTES", _integer(0),
+                                       "`ingest --engine auto` parses inputs up to this size in the driver"),
+    "local_max_edges": Variable("LINEAGE_LOCAL_MAX_EDGES", _integer(),
+                                "`--engine auto` analyses graphs up to this many edge rows in memory"),
+    "local_memory": Variable("LINEAGE_LOCAL_MEMORY", _memory(auto=True),
+                             "the most memory the local engine may hold (`auto`: what the system has)"),
+}
+"""Field name -> its variable; the case of a name matters (``lineage_cache`` is not read)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One field per variable (:data:`VARIABLES`); frozen, so a run cannot change them midway.
+    ``given``: the fields the environment or an option set (the others are defaults)."""
+
+    graphframes: str = "auto"
+    spark_master: str = "local[2]"
+    shuffle_partitions: int = 4
+    driver_memory: str = "4g"
+    cache: Path = field(default_factory=lambda: Path.home() / ".cache" / "lineage")
+    spark_progress: bool = False
+    spark_log_level: str = "ERROR"
+    ingest_local_max_bytes: int = 64 * 1024 * 1024
+    local_max_edges: int = 500_000
+    local_memory: str = "auto"
+    given: frozenset[str] = frozenset()
 
     @classmethod
     def from_env(cls, **overrides: Any) -> "Settings":
-        """The environment's settings, ``overrides`` (CLI options; ``None`` = not given) winning.
-        A value that cannot be used is a :class:`SettingsError` naming its variable."""
-        given = {name: value for name, value in overrides.items() if value is not None}
+        """The environment's settings, ``overrides`` (CLI options; ``None`` = not given) winning;
+        an empty variable is not set. A value that cannot be used is a :class:`SettingsError`
+        naming its variable."""
+        unknown = set(overrides) - set(VARIABLES)
+        if unknown:
+            raise TypeError(f"not a setting: {', '.join(sorted(unknown))}")
+        raw = {name: os.environ[v.name] for name, v in VARIABLES.items() if os.environ.get(v.name)}
+        raw.update({name: value for name, value in overrides.items() if value is not None})
+        return cls(**_parsed(raw), given=frozenset(raw))
+
+    def replace(self, **changes: Any) -> "Settings":
+        """These settings with ``changes`` (read as the environment's values are), marked given."""
+        return dataclasses.replace(self, **_parsed(changes), given=self.given | set(changes))
+
+
+def _parsed(raw: dict[str, Any]) -> dict[str, Any]:
+    values = {}
+    for name, value in raw.items():
+        variable = VARIABLES[name]
         try:
-            return cls(**given)
-        except ValidationError as exc:
-            raise SettingsError(_one_line(exc)) from None
-
-
-_EXPECTED = {"int_parsing": "an integer", "bool_parsing": "true or false", "int_from_float": "an integer"}
-
-
-def _one_line(exc: ValidationError) -> str:
-    """``LINEAGE_X must be <what>, not '<value>'`` for the first bad variable."""
-    error = exc.errors(include_url=False)[0]
-    variable = str(error["loc"][0])
-    context = error.get("ctx") or {}
-    if error["type"] in _EXPECTED:
-        expected = _EXPECTED[error["type"]]
-    elif "ge" in context:
-        expected = f"an integer >= {context['ge']}"
-    elif error["type"] == "value_error":
-        expected = str(context.get("error", error["msg"]))
-    else:
-        expected = error["msg"].lower()
-    return f"{variable} must be {expected}, not {error['input']!r}"
+            values[name] = variable.parse(value)
+        except Invalid as exc:
+            raise SettingsError(f"{variable.name} must be {exc}, not {value!r}") from None
+    return values
 
 
 _current: ContextVar[Callable[[], Settings] | None] = ContextVar("lineage_settings", default=None)

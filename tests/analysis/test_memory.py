@@ -159,13 +159,13 @@ def test_a_walk_gets_the_heap_its_graph_needs_unless_the_variable_sets_it(monkey
     from lineage.settings import Settings
 
     monkeypatch.delenv("LINEAGE_DRIVER_MEMORY", raising=False)
-    assert walk_heap(386_472, 1_305_906, Settings()) == "2048m"  # the 16.6M-pair platform: the floor
+    assert walk_heap(386_472, 1_305_906, Settings.from_env()) == "2048m"  # the 16.6M-pair platform: the floor
     # twice (512 MiB + 1M vertices x 150 B + 4M edges x 120 B) = 2,333,741,824 B = 2225 MiB
-    assert walk_heap(1_000_000, 4_000_000, Settings()) == "2225m"
-    assert walk_heap(3_800_000, 13_000_000, Settings()) == "4096m"  # never more than the default
+    assert walk_heap(1_000_000, 4_000_000, Settings.from_env()) == "2225m"
+    assert walk_heap(3_800_000, 13_000_000, Settings.from_env()) == "4096m"  # never more than the default
     monkeypatch.setenv("LINEAGE_DRIVER_MEMORY", "3g")  # set: it is the heap, as the out-of-memory paragraph advises
-    assert walk_heap(386_472, 1_305_906, Settings()) is None
-    assert walk_heap(3_800_000, 13_000_000, Settings()) is None
+    assert walk_heap(386_472, 1_305_906, Settings.from_env()) is None
+    assert walk_heap(3_800_000, 13_000_000, Settings.from_env()) is None
 
 
 def test_the_paragraph_names_the_heap_the_walk_had(monkeypatch):

@@ -29,7 +29,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from lineage import ids
-from lineage.events.base import parse_time
+from lineage.events.times import parse_time
 from lineage.graph.api import among, ends_where, exists_at, to_time
 from lineage.graph.asof import contains
 

@@ -142,7 +142,7 @@ def walk_heap(vertices: int, edges: int, settings: Settings | None = None) -> st
     from lineage.spark import driver_bytes
 
     settings = settings or current()
-    if "driver_memory" in settings.model_fields_set:
+    if "driver_memory" in settings.given:
         return None
     need = 2 * (SPARK_BASE + vertices * SPARK_ROW[0] + edges * SPARK_ROW[1])
     return f"{min(max(need, WALK_FLOOR), driver_bytes(settings)) >> 20}m"

@@ -55,7 +55,7 @@ def _table(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> "pa.Tabl
     """Plain rows as an Arrow table of the wanted fields (times parsed, naive = UTC)."""
     import pyarrow as pa
 
-    from lineage.events.base import parse_time
+    from lineage.events.times import parse_time
 
     rows = list(rows)
     columns: dict[str, Any] = {}

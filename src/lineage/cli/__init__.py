@@ -139,8 +139,8 @@ def ingest(paths: tuple[Path, ...], warehouse: Path, as_json: bool, strict: bool
         say("ingest --engine is deprecated: use --parse-in")
 
     chosen = settings()
-    if err.is_terminal and not as_json and "spark_progress" not in chosen.model_fields_set:
-        chosen = chosen.model_copy(update={"spark_progress": True})  # Spark's stage bar for the Spark path
+    if err.is_terminal and not as_json and "spark_progress" not in chosen.given:
+        chosen = chosen.replace(spark_progress=True)  # Spark's stage bar for the Spark path
     with _progress(not as_json) as progress:
         result = run_ingest(paths, warehouse, parse_in=parse_in or engine_alias or "auto", exclude=exclude,
                             max_record_bytes=max_record_mb * 1024 * 1024, progress=progress, settings=chosen,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, Mapping, Sequence
 
 from lineage.errors import UsageError
-from lineage.events.base import parse_time
+from lineage.events.times import parse_time
 from lineage.graph import reports
 from lineage.graph.asof import EDGE_INTERVAL, EPOCH, VERTEX_INTERVAL, contains, spark_valid
 from lineage.ids import label_of

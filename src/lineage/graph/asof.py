@@ -22,7 +22,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from lineage.events.base import parse_time
+from lineage.events.times import parse_time
 
 if TYPE_CHECKING:
     import numpy as np

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from lineage.analysis.blast import ChangeImpact
-from lineage.events.base import parse_time
+from lineage.events.times import parse_time
 from lineage.report.context import RUN_LABELS, RUN_TIME_PROPERTIES, Context, iso
 from lineage.report.model import Failure, Operations, QualityFailure
 from lineage.report.window import Window
