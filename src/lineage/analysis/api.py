@@ -193,7 +193,7 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
     warehouse = built(warehouse, "vertices", "edges")  # one generation for both reads
     vertices, table = load_tables(warehouse, relationships=propagation.RELATIONSHIPS,  # tables, columns and principals only,
                                   without=access_analysis.NEVER_ON_A_PATH,  # and of the columns, those a mark or grant names
-                                  near=propagation.columns_read(warehouse))
+                                  near=propagation.columns_read)  # (found on the rows read: one read of them)
     edges = list(access_analysis.Edge.stream(table))  # 57,000 at 10^6 events: made from columns, no dict each
     # and the jobs FEEDS came through: whether their column lineage is complete decides the fallback
     vertices = as_rows(vertices) + property_rows(warehouse, columns.via_jobs(edges), columns.LINEAGE_PROPERTY)

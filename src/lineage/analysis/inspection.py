@@ -20,7 +20,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from lineage.errors import UsageError
 from lineage.graph.api import change_rows, collector_paused, exists_at, load_rows, to_time, valid_at
-from lineage.graph.asof import contains
+from lineage.graph.asof import EDGE_INTERVAL, contains
 from lineage.ids import RELATIONSHIPS, key_of
 
 OUT, IN = "out", "in"
@@ -138,10 +138,10 @@ def show_rows(vertex_id: str, vertices: Sequence[Row], edges: Sequence[Row], cha
         now = now or datetime.now(timezone.utc)
         moment, why = (deleted - timedelta(microseconds=1), "before deletion") if deleted else (now, "now")
     names = names_by_id(vertices)
-    rows = {v["id"]: v for v in vertices}
+    alive = {i for i, v in {v["id"]: v for v in vertices}.items() if exists_at(v, moment)}
     # as the engines walk: an edge valid then, between two ids that are vertices then
-    links = links_of(vertex_id, (e for e in edges if valid_at(e, moment) and e["src"] in rows and e["dst"] in rows
-                                 and exists_at(rows[e["src"]], moment) and exists_at(rows[e["dst"]], moment)), names)
+    links = links_of(vertex_id, (e for e in edges if valid_at(e, moment) and e["src"] in alive and e["dst"] in alive),
+                     names)
     until = moment if why == "given" else None  # a deleted entity's drop is among its latest changes
     mine = [c for c in changes if c["entity_id"] == vertex_id and (until is None or c.get("time") is None or c["time"] <= until)]
     mine.sort(key=lambda c: (c.get("time") is not None, c.get("time") or datetime.min, kind_rank(c["kind"]),
@@ -150,12 +150,16 @@ def show_rows(vertex_id: str, vertices: Sequence[Row], edges: Sequence[Row], cha
                   tuple(_change_json(c, names) for c in mine))
 
 
+SHOWN = ("src", "dst", "relationship", "src_label", "dst_label", *EDGE_INTERVAL, "closed_by", "properties")
+"""The edge columns ``show`` reads: a :class:`Link`'s."""
+
+
 @collector_paused()
 def show(warehouse: str | Path, vertex_id: str, *, as_of: Any = None) -> Entity:
     changes = change_rows(warehouse, entities=[vertex_id])
     # its edges, the vertices at their other ends, and the changes' actors (named in the answer)
     vertices, edges = load_rows(warehouse, around=[vertex_id], named={c["actor"] for c in changes if c.get("actor")},
-                                described=[vertex_id])  # the others are named, not described
+                                described=[vertex_id], edge_columns=SHOWN)  # the others are named, not described
     return show_rows(vertex_id, vertices, edges, changes, as_of=as_of)
 
 

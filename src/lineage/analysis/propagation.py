@@ -254,19 +254,19 @@ def exposure_at(
     return sorted(found, key=lambda e: (e.principal, e.table, e.tag))
 
 
-def columns_read(warehouse: Any) -> dict[str, set[str]]:
-    """The column-level part of a graph exposure walks, as ``load_rows(near=...)``: of HAS_COLUMN,
-    the edges of the columns a mark or a grant is on and of those a marked column's values can
-    reach; of FEEDS, the tables' and those out of such columns. A superset (any time, any kind of
-    column FEEDS) that the snapshot narrows: a platform's other column FEEDS and HAS_COLUMN were 79%
-    of the rows exposure read at 10^6 events, and no walk of it starts from an unmarked column."""
+def columns_read(edges: Any) -> dict[str, set[str]]:
+    """The column-level part of a graph exposure walks, found on the ``src``, ``relationship`` and
+    ``dst`` of ``edges`` (an Arrow table of its relationships' rows), as ``load_rows(near=...)``: of
+    HAS_COLUMN, the edges of the columns a mark or a grant is on and of those a marked column's
+    values can reach; of FEEDS, the tables' and those out of such columns. A superset (any time, any
+    kind of column FEEDS) that the snapshot narrows: a platform's other column FEEDS and HAS_COLUMN
+    were 79% of the rows exposure read at 10^6 events, and no walk of it starts from an unmarked column."""
     import pyarrow.compute as pc
 
     from lineage.analysis.access import CAN_ACCESS, FEEDS, HAS_COLUMN
-    from lineage.graph.api import among, edge_ends, ends_where
+    from lineage.graph.api import among, ends_where
 
     marks = {r for _, r in MARK_SOURCES}
-    edges = edge_ends(warehouse, relationships={FEEDS, HAS_COLUMN, CAN_ACCESS, *marks})
     column = f"{ids.LABELS['Column']}:"
     from_column, to_column = (pc.starts_with(edges.column(end), column) for end in ("src", "dst"))
     marked = ends_where(edges, "src", marks, from_column)

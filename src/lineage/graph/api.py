@@ -13,7 +13,7 @@ import sys
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence, Union
 
 from lineage.errors import UsageError
 from lineage.events.times import parse_time
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     import pyarrow as pa
     from graphframes import GraphFrame
     from pyspark.sql import DataFrame, SparkSession
+
+Near = Union[Mapping[str, Collection[str]], Callable[["pa.Table"], Mapping[str, Collection[str]]]]
+"""``load_rows``' ``near``: relationship -> ids, or how to find them on the edge rows read."""
 
 
 class GraphNotBuilt(UsageError):
@@ -174,8 +177,9 @@ def rows_at(
 def load_rows(
     warehouse: str | Path, as_of: Any = None, *, relationships: Collection[str] | None = None,
     around: Collection[str] | None = None, named: Collection[str] = (), without: Collection[str] = (),
-    near: Mapping[str, Collection[str]] | None = None, labels: Collection[str] = (),
+    near: Near | None = None, labels: Collection[str] = (),
     properties: Mapping[str, Collection[str]] | None = None, described: Collection[str] | None = None,
+    edge_columns: Sequence[str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """(vertices, edges) as lists of dicts read with pyarrow (no JVM), as of a moment when given.
 
@@ -184,27 +188,31 @@ def load_rows(
     edges name, ``around`` and ``named`` (vertices wanted for their names only). ``without``: labels
     the question never walks through (``access`` never passes a Job or an Instance): their vertices
     and edges are left out. ``near``: relationship -> ids; of those relationships, only the edges
-    touching those ids (``access`` reads its target's HAS_COLUMN, not the platform's). ``labels``:
+    touching those ids (``access`` reads its target's HAS_COLUMN, not the platform's); or a function
+    of the edge rows read without it (an Arrow table) that gives that mapping, when what is near is
+    found on those rows (``exposure``: one read instead of two). ``labels``:
     every vertex of these labels, whether an edge read names it or not (``hygiene``'s islands).
     ``properties``: when given, the only properties read, by relationship (edges) and label
     (vertices); the rest are left in the file (a Job's SQL, a run's ids). ``described``: when given,
-    the only vertices read with their properties, the others with none (``show`` names the 31,000
-    runs around a hub table, it does not describe them). The filter runs in
+    the only vertices read whole, the others with their :data:`NAMING` columns only (``show`` names
+    the 31,000 runs around a hub table, it does not describe them). ``edge_columns``: when given,
+    the only edge columns read (``show`` lists no edge's ``last_seen``). The filter runs in
     Arrow, before any row becomes a Python object: at 10^6 events the whole graph is 1.3M rows and
     3 GB of dicts, a question's part a few thousand (``show``) or a twentieth (``access``)."""
     if relationships is None and around is None and not without and not near and not labels and properties is None:
         wh = built(warehouse, "vertices")
         return rows_at(_read_rows(wh.vertices), _read_rows(wh.edges), to_time(as_of))
     vertices, edges = load_tables(warehouse, relationships=relationships, around=around, named=named, without=without,
-                                  near=near, labels=labels, properties=properties, described=described)
+                                  near=near, labels=labels, properties=properties, described=described,
+                                  edge_columns=edge_columns)
     return rows_at(as_rows(vertices), as_rows(edges), to_time(as_of))
 
 
 def load_tables(
     warehouse: str | Path, *, relationships: Collection[str] | None = None, around: Collection[str] | None = None,
-    named: Collection[str] = (), without: Collection[str] = (), near: Mapping[str, Collection[str]] | None = None,
+    named: Collection[str] = (), without: Collection[str] = (), near: Near | None = None,
     labels: Collection[str] = (), properties: Mapping[str, Collection[str]] | None = None,
-    described: Collection[str] | None = None,
+    described: Collection[str] | None = None, edge_columns: Sequence[str] | None = None,
 ) -> tuple["pa.Table", "pa.Table"]:
     """:func:`load_rows`' part of the graph (the same arguments, at every time) as Arrow tables, for
     a reader that makes its own objects of them (``analysis.access.Edge.stream``)."""
@@ -217,11 +225,12 @@ def load_tables(
         wanted = _strings(around)
         touching = ds.field("src").isin(wanted) | ds.field("dst").isin(wanted)
         pushed = touching if pushed is None else pushed & touching
-    for relationship, ids in (near or {}).items():  # pushed too: row groups of a relationship whose ids are none are skipped
-        wanted = _strings(ids)
-        close = (ds.field("relationship") != relationship) | ds.field("src").isin(wanted) | ds.field("dst").isin(wanted)
+    if near is not None and not callable(near):  # pushed too: row groups of a relationship whose ids are none are skipped
+        close = _near(near)
         pushed = close if pushed is None else pushed & close
-    edges = _read_table(wh.edges, pushed)
+    edges = _read_table(wh.edges, pushed, columns=None if edge_columns is None else _present(wh.edges, edge_columns))
+    if callable(near):  # found on the rows just read, and applied to them: one read, not two
+        edges = edges.filter(_near(near(edges)))
     named = set(edges.column("src").to_pylist()) | set(edges.column("dst").to_pylist()) | set(around or ()) | set(named)
     chosen = ds.field("id").isin(_strings(named))
     if labels:
@@ -230,20 +239,33 @@ def load_tables(
         chosen &= ~ds.field("label").isin(sorted(without)) | ds.field("label").is_null()
     if described is None:
         vertices = _read_table(wh.vertices, chosen)
-    else:  # the described ones whole, the others without their properties (read as none)
+    else:  # the described ones whole, the others with their names and intervals only (the rest null)
         import pyarrow as pa
 
         whole = ds.field("id").isin(_strings(described))
         vertices = _read_table(wh.vertices, chosen & whole)
         names = vertices.column_names
-        bare = _read_table(wh.vertices, chosen & ~whole, columns=[c for c in names if c != "properties"])
-        if "properties" in names:
-            kind = vertices.schema.field("properties")
-            bare = bare.append_column(kind, pa.array([[]] * bare.num_rows, type=kind.type)).select(names)
-        vertices = pa.concat_tables([vertices, bare])
+        bare = _read_table(wh.vertices, chosen & ~whole, columns=[c for c in names if c in NAMING])
+        for name in names:  # the columns left in the file, as nulls (properties: none)
+            if name not in bare.column_names:
+                kind = vertices.schema.field(name).with_nullable(True)
+                empty = pa.array([[]] * bare.num_rows, type=kind.type) if name == "properties" else pa.nulls(bare.num_rows, kind.type)
+                bare = bare.append_column(kind, empty)
+        vertices = pa.concat_tables([vertices, bare.select(names)], promote_options="permissive")
     if properties is not None:
         vertices, edges = _slim(vertices, properties, others=False), _slim(edges, properties, "relationship", others=False)
     return vertices, edges
+
+
+def _near(near: Mapping[str, Collection[str]]) -> Any:
+    """The filter of ``near``: of each of its relationships, only the edges touching its ids."""
+    import pyarrow.dataset as ds
+
+    kept = ds.scalar(True)
+    for relationship, ids in near.items():
+        wanted = _strings(ids)
+        kept &= (ds.field("relationship") != relationship) | ds.field("src").isin(wanted) | ds.field("dst").isin(wanted)
+    return kept
 
 
 def _edge_filter(relationships: Collection[str] | None, without: Collection[str]) -> Any:
@@ -445,12 +467,22 @@ def _strings(values: Collection[str]) -> Any:
     return pa.array(sorted(values), type=pa.string())
 
 
+def _present(path: Path, columns: Sequence[str]) -> list[str]:
+    """Those of ``columns`` the dataset has (a warehouse built before a column existed lacks it)."""
+    import pyarrow.dataset as ds
+
+    names = ds.dataset(str(path), format="parquet").schema.names
+    return [c for c in columns if c in names]
+
+
 def _read_table(path: Path, where: Any = None, columns: list[str] | None = None) -> Any:
     import pyarrow.parquet as pq
 
     return pq.read_table(str(path), filters=where, columns=columns)
 
 
+NAMING = ("id", "label", "name", *VERTEX_INTERVAL)
+"""What a question needs of a vertex it only names: its name, and whether it exists at a moment."""
 REPEATED = ("id", "label", "src", "dst", "relationship", "qualifier", "src_label", "dst_label")
 """Columns whose strings recur across rows (an id in every edge that names it): held once."""
 BATCH_ROWS = 65_536
