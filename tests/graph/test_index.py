@@ -90,6 +90,47 @@ def test_a_question_maps_the_index_and_never_reads_the_parquet(copied, monkeypat
     assert _answers(copied) == expected
 
 
+def test_the_index_stores_the_steps_of_the_questions_rule_selections(demo_warehouse):
+    """Impact's and upstream's adjacency (each edge walked its rule's way, intervals narrowed to
+    its ends' rows) is written by the build and mapped by a question: the CSR it would build."""
+    wh = Warehouse.at(demo_warehouse)
+    found, expected = index.opened(wh.index), _parquet_arrays(wh)
+    assert set(found.steps) == set(index.selections()) and len(found.steps) == 2
+    for selection, stored in found.steps.items():
+        assert isinstance(stored.b, np.memmap)
+        built = index.steps_of(expected, *selection)
+        assert len(built.b) > 50
+        for part in index.STEP_PARTS:
+            assert np.array_equal(getattr(stored, part), getattr(built, part)), (selection, part)
+
+
+def test_a_question_walks_the_stored_steps_and_an_index_without_them_is_written_again(copied, monkeypatch):
+    expected = _answers(copied)
+
+    def no_steps(*_args, **_kwargs):
+        raise AssertionError("the steps were built though the index stores them")
+
+    monkeypatch.setattr(index, "steps_of", no_steps)
+    assert _answers(copied) == expected
+    monkeypatch.undo()
+    # an index written before the steps were: read, its steps built by the question, rewritten by a build
+    wh = Warehouse.at(copied)
+    meta = wh.index / index.META
+    meta.write_text(meta.read_text().replace('"steps"', '"steps_unknown"'))
+    for stale in wh.index.glob("steps-*"):
+        stale.unlink()
+    assert index.opened(wh.index).steps == {} and not index.usable(wh.index)
+    assert _answers(copied) == expected
+    again = build(copied, spark=object())
+    assert "question index written" in again.fold_reason and index.usable(wh.index)
+    assert set(index.opened(wh.index).steps) == set(index.selections())
+    # a stored CSR of another size is damage: said, and read around
+    np.save(next(wh.index.glob("steps-*.ptr.npy")), np.zeros(3, np.int64))
+    with pytest.raises(index.IndexDamaged):
+        index.opened(wh.index)
+    assert _answers(copied) == expected
+
+
 @pytest.mark.parametrize("damage", ["truncated", "missing", "mismatched"])
 def test_a_damaged_index_is_read_around_and_the_next_build_writes_it(copied, capsys, damage):
     expected = _answers(copied)

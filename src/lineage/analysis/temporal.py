@@ -30,7 +30,7 @@ from lineage.analysis.neighbourhood import Step
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 from lineage.graph import index as question_index
 from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant
-from lineage.graph.index import EDGE_FIELDS, VERTEX_FIELDS, Arrays, arrays_of
+from lineage.graph.index import EDGE_FIELDS, VERTEX_FIELDS, Arrays, Steps, arrays_of, offsets
 from lineage.spark import check_local
 
 if TYPE_CHECKING:
@@ -39,16 +39,6 @@ if TYPE_CHECKING:
 VISITED_BUDGET = 1 << 26
 """Entries of the visited bitmap of one chunk (``chunk size x vertices``): 64 MiB of bool."""
 MAX_CHUNK = 4096
-
-
-class Steps:
-    """The step CSR of one rule selection: ``b[ptr[a]:ptr[a+1]]`` sorted, with intervals."""
-
-    def __init__(self, n: int, a: np.ndarray, b: np.ndarray, start: np.ndarray, end: np.ndarray) -> None:
-        order = np.lexsort((b, a))
-        self.b, self.start, self.end = b[order], start[order], end[order]
-        self.ptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(a, minlength=n), out=self.ptr[1:])
 
 
 def _table(rows: Iterable[Mapping[str, Any]], fields: Sequence[str]) -> "pa.Table":
@@ -221,31 +211,13 @@ class TemporalGraph:
     # steps
 
     def steps(self, forward: frozenset[str], backward: frozenset[str]) -> Steps:
-        """The CSR of one rule selection, built on first use: each edge row walked its rule's way,
-        its interval narrowed to each pair of vertex rows of its ends (usually one pair)."""
+        """The CSR of one rule selection (:func:`lineage.graph.index.steps_of`): the build's, mapped
+        from the question index for the selections it stores, else built on first use."""
         key = (forward, backward)
-        if key in self._steps:
-            return self._steps[key]
-        codes = {rel: i for i, rel in enumerate(self.relationships)}
-        fwd = np.isin(self.edge_rel, [codes[r] for r in forward if r in codes])
-        bwd = np.isin(self.edge_rel, [codes[r] for r in backward if r in codes])
-        a = np.concatenate([self.edge_src[fwd], self.edge_dst[bwd]])
-        b = np.concatenate([self.edge_dst[fwd], self.edge_src[bwd]])
-        start = np.concatenate([self.edge_start[fwd], self.edge_start[bwd]])
-        end = np.concatenate([self.edge_end[fwd], self.edge_end[bwd]])
-        loop = a != b
-        a, b, start, end = a[loop], b[loop], start[loop], end[loop]
-        for side in (0, 1):  # intersect with the vertex rows of each end
-            end_of = (a, b)[side]
-            counts = self.row_ptr[end_of + 1] - self.row_ptr[end_of]
-            take = np.repeat(np.arange(len(end_of)), counts)
-            rows = np.repeat(self.row_ptr[end_of], counts) + _offsets(counts)
-            a, b = a[take], b[take]
-            start = np.maximum(start[take], self.row_start[rows])
-            end = np.minimum(end[take], self.row_end[rows])
-        steps = self._steps[key] = Steps(self.n, a, b, start, end)
-        check_local()
-        return steps
+        if key not in self._steps:
+            self._steps[key] = self.arrays.steps.get(key) or question_index.steps_of(self.arrays, forward, backward)
+            check_local()
+        return self._steps[key]
 
     # ----------------------------------------------------------------------------------------
     # the traversal
@@ -318,7 +290,7 @@ class TemporalGraph:
             parent = np.repeat(np.arange(len(fv)), counts)
             if not len(parent):
                 break
-            pos = np.repeat(lo, counts) + _offsets(counts)
+            pos = np.repeat(lo, counts) + offsets(counts)
             b = sb[pos]
             q = fq[parent]
             m = moments[q]
@@ -350,7 +322,7 @@ class TemporalGraph:
         lo = self.row_ptr[vertices[multi]]
         counts = self.row_ptr[vertices[multi] + 1] - lo
         owner = np.repeat(np.arange(len(multi)), counts)
-        rows = np.repeat(lo, counts) + _offsets(counts)
+        rows = np.repeat(lo, counts) + offsets(counts)
         m = moments[multi][owner]
         valid = (anytime[multi][owner] | ((self.row_start[rows] <= m) & (m < self.row_end[rows]))) & (self.row_label[rows] >= 0)
         codes = np.where(valid, self.row_label[rows], np.iinfo(np.int64).max)
@@ -448,14 +420,3 @@ class Chunk:
             Affected(path[dist], labels[code] if code >= 0 else None, dist, tuple(path[:dist + 1]))  # type: ignore[arg-type]
             for path, dist, code in zip(names, depth.tolist(), self.labels[chosen].tolist())
         ]
-
-
-def _offsets(counts: np.ndarray) -> np.ndarray:
-    """``[0..c0), [0..c1), ...`` concatenated: positions within each gathered CSR row."""
-    total = int(counts.sum())
-    if not total:
-        return np.zeros(0, dtype=np.int64)
-    ends = np.cumsum(counts)
-    return np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
-
-

@@ -7,6 +7,10 @@ generation's parquet (``graph/<generation>/index/``, committed with it), and a q
 (``numpy.load(mmap_mode="r")``, an Arrow IPC file for the ids): only the pages a walk touches are
 read, and every process asking shares them through the page cache.
 
+With them, the step CSR (:class:`Steps`) of each rule selection the questions walk with no
+``--relationships`` (:func:`selections`): building it took 0.3-0.5 s of every ``impact`` and
+``upstream`` at 10^6 events.
+
 The arrays (:class:`Arrays`) are the same whether read from the index or computed from parquet
 (:func:`arrays_of`), so a generation without an index (built before it existed) still answers,
 only slower. ``meta.json`` is written last: a directory without it is not an index.
@@ -14,11 +18,12 @@ only slower. ``meta.json`` is written last: a directory without it is not an ind
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import sys
 from bisect import bisect_left
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
@@ -45,6 +50,8 @@ written before this file existed is read without it (the property maps are read 
 not :func:`usable`, so the next build writes it again."""
 VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
 EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL, "last_seen")
+STEP_PARTS = ("b", "start", "end", "ptr")
+"""A stored step CSR's arrays (:class:`Steps`), each ``<steps-digest>.<part>.npy``."""
 ARRAYS = ("row_vertex", "row_label", "row_start", "row_end", "row_ptr",
           "edge_src", "edge_dst", "edge_rel", "edge_start", "edge_end", "edge_last")
 
@@ -72,6 +79,73 @@ class Arrays:
     edge_end: np.ndarray
     edge_last: np.ndarray
     edge_bounds: "pa.Table"
+    steps: dict[Selection, Steps] = field(default_factory=dict)
+    """The stored step CSRs (:func:`selections`), when read from an index that has them."""
+
+
+class Steps:
+    """The step CSR of one rule selection: ``b[ptr[a]:ptr[a+1]]`` sorted, with intervals."""
+
+    def __init__(self, b: np.ndarray, start: np.ndarray, end: np.ndarray, ptr: np.ndarray) -> None:
+        self.b, self.start, self.end, self.ptr = b, start, end, ptr
+
+    @classmethod
+    def of(cls, n: int, a: np.ndarray, b: np.ndarray, start: np.ndarray, end: np.ndarray) -> "Steps":
+        order = np.lexsort((b, a))
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(a, minlength=n), out=ptr[1:])
+        return cls(b[order], start[order], end[order], ptr)
+
+
+Selection = tuple[frozenset[str], frozenset[str]]
+"""(relationships walked src->dst, relationships walked dst->src): ``analysis.engine.directions``."""
+
+
+def steps_of(arrays: Arrays, forward: frozenset[str], backward: frozenset[str]) -> Steps:
+    """The CSR of one rule selection: each edge row walked its rule's way, its interval narrowed
+    to each pair of vertex rows of its ends (usually one pair); self-loops are never steps."""
+    codes = {rel: i for i, rel in enumerate(arrays.relationships)}
+    fwd = np.isin(arrays.edge_rel, [codes[r] for r in forward if r in codes])
+    bwd = np.isin(arrays.edge_rel, [codes[r] for r in backward if r in codes])
+    a = np.concatenate([arrays.edge_src[fwd], arrays.edge_dst[bwd]])
+    b = np.concatenate([arrays.edge_dst[fwd], arrays.edge_src[bwd]])
+    start = np.concatenate([arrays.edge_start[fwd], arrays.edge_start[bwd]])
+    end = np.concatenate([arrays.edge_end[fwd], arrays.edge_end[bwd]])
+    loop = a != b
+    a, b, start, end = a[loop], b[loop], start[loop], end[loop]
+    for side in (0, 1):  # intersect with the vertex rows of each end
+        end_of = (a, b)[side]
+        counts = arrays.row_ptr[end_of + 1] - arrays.row_ptr[end_of]
+        take = np.repeat(np.arange(len(end_of)), counts)
+        rows = np.repeat(arrays.row_ptr[end_of], counts) + offsets(counts)
+        a, b = a[take], b[take]
+        start = np.maximum(start[take], arrays.row_start[rows])
+        end = np.minimum(end[take], arrays.row_end[rows])
+    return Steps.of(len(arrays.ids), a, b, start, end)
+
+
+def offsets(counts: np.ndarray) -> np.ndarray:
+    """``[0..c0), [0..c1), ...`` concatenated: positions within each gathered CSR row."""
+    total = int(counts.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    ends = np.cumsum(counts)
+    return np.arange(total, dtype=np.int64) - np.repeat(ends - counts, counts)
+
+
+def selections() -> list[Selection]:
+    """The rule selections whose steps the index stores: impact's (``impact``, ``blast-radius``,
+    the report) and upstream's, each as the questions choose them with no ``--relationships``."""
+    from lineage.analysis.engine import directions
+    from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES
+
+    return [directions(IMPACT_RULES), directions(UPSTREAM_RULES)]
+
+
+def _steps_name(selection: Selection) -> str:
+    """A selection's file prefix: a digest of its two sorted relationship lists."""
+    text = json.dumps([sorted(selection[0]), sorted(selection[1])])
+    return "steps-" + hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def arrays_of(vertices: "pa.Table", edges: "pa.Table | Iterable[pa.RecordBatch]") -> Arrays:
@@ -165,9 +239,12 @@ def from_parquet(vertices: Path, edges: Path) -> Arrays:
 
 
 def usable(directory: Path) -> bool:
-    """Whether ``directory`` holds an index a reader will open (of this format, undamaged)."""
+    """Whether ``directory`` holds an index a reader will open (of this format, undamaged) with
+    everything this code writes in one (the kept properties, the steps of every selection)."""
     try:
-        return opened(directory) is not None and properties_in(directory, KEPT_PROPERTIES[0]) is not None
+        arrays = opened(directory)
+        return (arrays is not None and properties_in(directory, KEPT_PROPERTIES[0]) is not None
+                and all(selection in arrays.steps for selection in selections()))
     except IndexDamaged:
         return False
 
@@ -186,8 +263,14 @@ def write(vertices: Path, edges: Path, directory: Path) -> Arrays:
     for file, table in ((IDS, pa.table({"id": arrays.ids})), (BOUNDS, arrays.edge_bounds), (PROPERTIES, kept)):
         with pa.OSFile(str(directory / file), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
             writer.write_table(table)
+    stored = {}
+    for selection in selections():  # the traversals' adjacency, as the questions walk it
+        name, steps = _steps_name(selection), steps_of(arrays, *selection)
+        for part in STEP_PARTS:
+            np.save(directory / f"{name}.{part}.npy", getattr(steps, part), allow_pickle=False)
+        stored[name] = [sorted(selection[0]), sorted(selection[1])]
     meta = {"format": FORMAT, **_sizes(arrays.ids, vars(arrays), arrays.edge_bounds), "properties": kept.num_rows,
-            "labels": arrays.labels, "relationships": arrays.relationships}
+            "labels": arrays.labels, "relationships": arrays.relationships, "steps": stored}
     _write_last(directory / META, json.dumps(meta, indent=1))
     return arrays
 
@@ -209,7 +292,23 @@ def opened(directory: Path) -> Arrays | None:
         raise IndexDamaged(f"the question index {directory} cannot be read: {error}") from None
     if _sizes(ids, arrays, bounds) != {k: meta.get(k) for k in ("vertices", "vertex_rows", "edge_rows")}:
         raise IndexDamaged(f"the question index {directory} does not match its {META}")
-    return Arrays(ids=ids, labels=meta["labels"], relationships=meta["relationships"], edge_bounds=bounds, **arrays)
+    return Arrays(ids=ids, labels=meta["labels"], relationships=meta["relationships"], edge_bounds=bounds,
+                  steps=_stored_steps(directory, meta, len(ids)), **arrays)
+
+
+def _stored_steps(directory: Path, meta: dict[str, Any], n: int) -> dict[Selection, Steps]:
+    """The step CSRs ``meta`` lists, mapped (an index written before them lists none)."""
+    found = {}
+    for name, (forward, backward) in (meta.get("steps") or {}).items():
+        try:
+            parts = {part: np.load(directory / f"{name}.{part}.npy", mmap_mode="r", allow_pickle=False)
+                     for part in STEP_PARTS}
+        except (OSError, ValueError) as error:
+            raise IndexDamaged(f"the question index {directory} cannot be read: {error}") from None
+        if len(parts["ptr"]) != n + 1 or not len(parts["b"]) == len(parts["start"]) == len(parts["end"]) == parts["ptr"][-1]:
+            raise IndexDamaged(f"the question index {directory} does not match its {META} ({name})")
+        found[(frozenset(forward), frozenset(backward))] = Steps(**parts)
+    return found
 
 
 def _meta(directory: Path) -> dict[str, Any] | None:
