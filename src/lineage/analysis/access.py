@@ -139,13 +139,14 @@ class Timeline:
     each, while a view filters only the lists a question touches."""
 
     def __init__(self, vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any] | Edge],
-                 relationships: Collection[str] | None = None):
+                 relationships: Collection[str] | None = None, properties: Mapping[str, Mapping[str, str]] | None = None):
         self.relationships = None if relationships is None else frozenset(relationships)
         """Read from part of the graph (``load_rows(relationships=...)``): only these may be asked."""
         self.rows = {v["id"]: v for v in vertices}
         self.labels: dict[str, str] = {i: v.get("label") or ids.label_of(i) for i, v in self.rows.items()}
         self.names: dict[str, str] = {i: v["name"] for i, v in self.rows.items() if v.get("name")}
-        self.properties: dict[str, Mapping[str, str]] = {i: properties_of(v.get("properties")) for i, v in self.rows.items()}
+        self.properties: dict[str, Mapping[str, str]] = {  # ``properties``: of ids without a row (a row's own win)
+            **(properties or {}), **{i: properties_of(v.get("properties")) for i, v in self.rows.items()}}
         self.out: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self.into: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self.edge_only: dict[str, list[Edge]] = defaultdict(list)
@@ -220,8 +221,11 @@ def moment_of(as_of: Any) -> datetime:
 
 
 def snapshot(vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str, Any]], as_of: Any = None,
-             relationships: Collection[str] | None = None) -> Snapshot:
-    return Timeline(vertices, edges, relationships).at(moment_of(as_of))
+             relationships: Collection[str] | None = None,
+             properties: Mapping[str, Mapping[str, str]] | None = None) -> Snapshot:
+    """The graph of these rows as of a moment (:class:`Timeline`; ``properties``: of vertices
+    looked up, not walked, that the rows may lack)."""
+    return Timeline(vertices, edges, relationships, properties).at(moment_of(as_of))
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from lineage.analysis.engines import Question, choose_engine, open_engine, trave
 from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, Hygiene
 from lineage.analysis.rules import IMPACT_RULES, UPSTREAM_RULES, ImpactRule
 from lineage.graph.api import (as_rows, built, change_rows, collector_paused, edge_ends, load_rows, load_tables,
-                               property_rows, rows_read, to_time)
+                               property_values, rows_read, to_time)
 
 # views the notebooks draw (lineage.analysis.views): re-exported so notebooks import one API
 from lineage.analysis.views import (  # noqa: F401
@@ -195,10 +195,13 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
                                   without=access_analysis.NEVER_ON_A_PATH,  # and of the columns, those a mark or grant names
                                   near=propagation.columns_read)  # (found on the rows read: one read of them)
     edges = list(access_analysis.Edge.stream(table))  # 57,000 at 10^6 events: made from columns, no dict each
-    # and the jobs FEEDS came through: whether their column lineage is complete decides the fallback
-    vertices = as_rows(vertices) + property_rows(warehouse, columns.via_jobs(edges), columns.LINEAGE_PROPERTY)
+    # and of the jobs FEEDS came through, whether their column lineage is complete (it decides the
+    # fallback), looked up when a walk meets them
+    lineage = {job: {columns.LINEAGE_PROPERTY: value}
+               for job, value in property_values(warehouse, columns.LINEAGE_PROPERTY).items()}
     kwargs = {"tags": tuple(tags)} if tags else {}
-    return propagation.exposure(vertices, edges, as_of=moment, relationships=propagation.RELATIONSHIPS, **kwargs)
+    return propagation.exposure(as_rows(vertices), edges, as_of=moment, relationships=propagation.RELATIONSHIPS,
+                                properties=lineage, **kwargs)
 
 
 def blast(

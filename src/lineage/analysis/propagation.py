@@ -287,9 +287,11 @@ def exposure(
     *,
     sensitivity: Sensitivity = DEFAULT_SENSITIVITY,
     relationships: Collection[str] | None = None,
+    properties: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[Exposure]:
     """Who can read data carrying a propagated sensitive mark they were not cleared for at its
     origin, as of a time (None: now); sorted by (principal, table, tag). See the module doc.
-    ``relationships``: the rows are only those (:data:`RELATIONSHIPS`), and only those are walked."""
-    return exposure_at(snapshot(vertices, edges, as_of, relationships), sensitivity, tags)
+    ``relationships``: the rows are only those (:data:`RELATIONSHIPS`), and only those are walked.
+    ``properties``: of vertices the rows may lack, looked up when met (the jobs FEEDS came through)."""
+    return exposure_at(snapshot(vertices, edges, as_of, relationships, properties), sensitivity, tags)
 
