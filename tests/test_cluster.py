@@ -122,6 +122,16 @@ def _submit(cluster: Cluster, *args: str) -> list[str]:
 
 
 WAYS = {"spark-master": _master, "spark-submit": _submit}
+EXECUTOR_MB = {"spark-master": 768, "spark-submit": 640}
+
+
+def _executor_memory(cluster: Cluster) -> set[int]:
+    """The executor memory (MB) of every application the master has run, from its status JSON."""
+    from urllib.request import urlopen
+
+    with urlopen(f"http://127.0.0.1:{cluster.env['LINEAGE_CLUSTER_UI_PORT']}/json/", timeout=30) as answer:
+        status = json.load(answer)
+    return {app["memoryperexecutor"] for app in status.get("completedapps", []) + status.get("activeapps", [])}
 
 
 def _run(command: list[str], env: dict[str, str], cwd: Path) -> dict[str, object]:
@@ -147,7 +157,10 @@ def test_cluster_gives_the_local_answers(way, cluster, local_run, tmp_path):
     shutil.copy(local_run["warehouse"] / "aliases.csv", warehouse / "aliases.csv")
     command = WAYS[way]
 
-    built = _run(command(cluster, "build", "--warehouse", str(warehouse), "--json"), cluster.env, tmp_path)
+    memory = EXECUTOR_MB[way]  # LINEAGE_EXECUTOR_MEMORY sizes the executors both ways (Spark's default: 1g)
+    built = _run(command(cluster, "build", "--warehouse", str(warehouse), "--json"),
+                 {**cluster.env, "LINEAGE_EXECUTOR_MEMORY": f"{memory}m"}, tmp_path)
+    assert memory in _executor_memory(cluster)
     run_keys = ("build_id", "warehouse", "generation")  # this run's own names (the generation is g-<build id>)
     expected = {k: v for k, v in local_run["build"].items() if k not in run_keys}
     assert {k: v for k, v in built.items() if k not in run_keys} == expected

@@ -56,7 +56,7 @@ def test_every_variable_is_read_by_its_exact_name(monkeypatch, tmp_path):
         "LINEAGE_GRAPHFRAMES": "none", "LINEAGE_SPARK_MASTER": "local[1]", "LINEAGE_SHUFFLE_PARTITIONS": "7",
         "LINEAGE_DRIVER_MEMORY": "512m", "LINEAGE_CACHE": str(tmp_path), "LINEAGE_SPARK_PROGRESS": "true",
         "LINEAGE_SPARK_LOG_LEVEL": "warn", "LINEAGE_INGEST_LOCAL_MAX_BYTES": "10", "LINEAGE_LOCAL_MAX_EDGES": "3",
-        "LINEAGE_LOCAL_MEMORY": "2g",
+        "LINEAGE_LOCAL_MEMORY": "2g", "LINEAGE_EXECUTOR_MEMORY": "3g",
     }
     assert set(values) == set(VARIABLES)
     for variable, value in values.items():
@@ -65,7 +65,8 @@ def test_every_variable_is_read_by_its_exact_name(monkeypatch, tmp_path):
     settings = Settings.from_env()
     assert (settings.graphframes, settings.spark_master, settings.shuffle_partitions, settings.driver_memory,
             settings.cache, settings.spark_progress, settings.spark_log_level, settings.ingest_local_max_bytes,
-            settings.local_max_edges) == ("none", "local[1]", 7, "512m", tmp_path, True, "WARN", 10, 3)
+            settings.local_max_edges, settings.local_memory, settings.executor_memory) == (
+        "none", "local[1]", 7, "512m", tmp_path, True, "WARN", 10, 3, "2g", "3g")
 
 
 def test_empty_means_default_and_overrides_win(monkeypatch):
@@ -81,6 +82,7 @@ def test_empty_means_default_and_overrides_win(monkeypatch):
     ("LINEAGE_SHUFFLE_PARTITIONS", "0", "LINEAGE_SHUFFLE_PARTITIONS must be an integer >= 1, not '0'"),
     ("LINEAGE_SPARK_PROGRESS", "maybe", "LINEAGE_SPARK_PROGRESS must be true or false, not 'maybe'"),
     ("LINEAGE_DRIVER_MEMORY", "lots", "LINEAGE_DRIVER_MEMORY must be a size such as 512m or 4g, not 'lots'"),
+    ("LINEAGE_EXECUTOR_MEMORY", "4 g", "LINEAGE_EXECUTOR_MEMORY must be a size such as 512m or 4g, not '4 g'"),
     ("LINEAGE_SPARK_LOG_LEVEL", "loud", "LINEAGE_SPARK_LOG_LEVEL must be one of ALL, DEBUG, ERROR, FATAL, INFO, OFF, "
                                         "TRACE, WARN, not 'loud'"),
 ])

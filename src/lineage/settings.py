@@ -99,6 +99,7 @@ VARIABLES: dict[str, Variable] = {
     "spark_master": Variable("LINEAGE_SPARK_MASTER", _text, "Spark master"),
     "shuffle_partitions": Variable("LINEAGE_SHUFFLE_PARTITIONS", _integer(1), "`spark.sql.shuffle.partitions`"),
     "driver_memory": Variable("LINEAGE_DRIVER_MEMORY", _memory(), "driver memory (local mode)"),
+    "executor_memory": Variable("LINEAGE_EXECUTOR_MEMORY", _memory(), "each executor's memory on a cluster"),
     "cache": Variable("LINEAGE_CACHE", _path, "where the GraphFrames jar is cached"),
     "spark_progress": Variable("LINEAGE_SPARK_PROGRESS", _flag, "Spark's console progress bar"),
     "spark_log_level": Variable("LINEAGE_SPARK_LOG_LEVEL", _level, "Spark's log level"),
@@ -121,6 +122,7 @@ class Settings:
     spark_master: str = "local[2]"
     shuffle_partitions: int = 4
     driver_memory: str = "4g"
+    executor_memory: str = "1g"
     cache: Path = field(default_factory=lambda: Path.home() / ".cache" / "lineage")
     spark_progress: bool = False
     spark_log_level: str = "ERROR"

@@ -254,6 +254,7 @@ def get_spark(app_name: str = "lineage", graphframes: str | None = None, setting
         "spark.ui.dagGraph.retainedRootRDDs": "50",
         "spark.sql.session.timeZone": "UTC",
         "spark.driver.memory": settings.driver_memory,
+        "spark.executor.memory": settings.executor_memory,  # a cluster's executors (local mode has none)
         "spark.sql.sources.partitionOverwriteMode": "dynamic",
         "spark.sql.sources.partitionColumnTypeInference.enabled": "false",
         "spark.ui.showConsoleProgress": str(settings.spark_progress).lower(),
