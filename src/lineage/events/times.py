@@ -1,8 +1,9 @@
 """Times as every source gives them (epoch numbers of three units, ISO 8601, wall-clock texts),
 read into aware UTC within the range every reader can hold.
 
-Apart from :mod:`lineage.events.base` (which re-exports all of it) because the questions read
-times too, and that module imports pydantic for the event models: 0.35 s of every question.
+Apart from :mod:`lineage.events.base` (which re-exports what the events' modules use) because
+the questions read times too, and that module imports pydantic for the event models: 0.35 s of
+every question.
 """
 
 from __future__ import annotations
