@@ -231,3 +231,51 @@ def test_kept_values_are_placed_by_the_rows_they_were_read_from(copied):
     assert values.take(kept.column("row")).equals(kept.column("value"))
     assert graph_api.property_column(wh, table.take(list(range(table.num_rows))[::-1]), "column_lineage") is None
     assert graph_api.property_column(wh, table.slice(0, 3), "column_lineage") is None
+
+
+def _exposure(warehouse: Path) -> list[dict]:
+    return [e.to_json() for e in api.exposure(warehouse, as_of="2024-07-05T00:00:00Z")]
+
+
+def test_exposure_reads_its_part_of_the_graph_from_the_index(copied, monkeypatch):
+    """``exposure`` has no subject, so it reads the same rows every time: the build stores them, and
+    the question reads them there, not the parquet, with the same answer. An index written before
+    them is read around (the parquet gives the same rows), and the next build writes them."""
+    from lineage.analysis.propagation import PART
+    from lineage.graph import api as graph_api
+
+    wh = Warehouse.at(copied)
+    stored = index.exposure_in(wh.index)
+    found = graph_api.load_tables(copied, **PART)
+    assert stored[0].equals(found[0].combine_chunks()) and stored[1].equals(found[1].combine_chunks())
+    every = index.opened(wh.index)
+    assert 0 < stored[1].num_rows < len(every.edge_src) and 0 < stored[0].num_rows < len(every.ids)
+    read = graph_api._read_table
+    monkeypatch.setattr(graph_api, "_read_table", lambda *_a, **_k: pytest.fail("the graph's parquet was read"))
+    expected = _exposure(copied)
+    monkeypatch.setattr(graph_api, "_read_table", read)
+    assert [(e["principal"], e["table"]) for e in expected] == [  # as the Cypher library's pii_exposure finds
+        ("user:aliyun:1320876710332592", "table:maxcompute:retail_dw.ads_sales_report"),
+        ("user:maxcompute:ram$contractor@retail.example:sub", TABLE)]
+    # an index written before them: the parquet answers the same, and the next build writes them
+    for file in index.EXPOSURE:
+        (wh.index / file).unlink()
+    meta = wh.index / index.META
+    meta.write_text(meta.read_text().replace('"exposure":', '"exposure_before":'))
+    assert index.exposure_in(wh.index) is None and not index.usable(wh.index)
+    assert _exposure(copied) == expected
+    again = build(copied, spark=object())
+    assert (again.fold, "question index written" in again.fold_reason) == ("none", True)
+    rewritten = index.exposure_in(Warehouse.at(copied).index)
+    assert rewritten[0].equals(stored[0]) and rewritten[1].equals(stored[1])
+
+
+def test_a_damaged_exposure_part_is_read_around(copied):
+    wh = Warehouse.at(copied)
+    expected = _exposure(copied)
+    path = wh.index / index.EXPOSURE[1]
+    path.write_bytes(path.read_bytes()[:200])
+    with pytest.raises(index.IndexDamaged):
+        index.exposure_in(wh.index)
+    assert not index.usable(wh.index)
+    assert _exposure(copied) == expected

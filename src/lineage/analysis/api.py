@@ -191,9 +191,8 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
     """Principals who can read data carrying a propagated sensitive tag they were never cleared for."""
     moment = access_analysis.moment_of(as_of)
     warehouse = built(warehouse, "vertices", "edges")  # one generation for both reads
-    vertices, table = load_tables(warehouse, relationships=propagation.RELATIONSHIPS,  # tables, columns and principals only,
-                                  without=access_analysis.NEVER_ON_A_PATH,  # and of the columns, those a mark or grant names
-                                  near=propagation.columns_read)  # (found on the rows read: one read of them)
+    # its part of the graph (propagation.PART), as the build stored it, else found in the parquet
+    vertices, table = _stored_exposure(warehouse) or load_tables(warehouse, **propagation.PART)
     edges = list(access_analysis.Edge.stream(table))  # 57,000 at 10^6 events: made from columns, no dict each
     # and of the jobs FEEDS came through, whether their column lineage is complete (it decides the
     # fallback), looked up when a walk meets them
@@ -202,6 +201,17 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
     kwargs = {"tags": tuple(tags)} if tags else {}
     return propagation.exposure(as_rows(vertices), edges, as_of=moment, relationships=propagation.RELATIONSHIPS,
                                 properties=lineage, **kwargs)
+
+
+def _stored_exposure(wh: Any) -> Any:
+    """:func:`exposure`'s part of the graph from the generation's question index, or None (none, or
+    damaged: read around, as by every question)."""
+    from lineage.graph import index
+
+    try:
+        return index.exposure_in(wh.index)
+    except index.IndexDamaged:
+        return None
 
 
 def blast(

@@ -39,6 +39,7 @@ from lineage.analysis.columns import spread as column_spread
 from lineage.analysis.access import RELATIONSHIPS as ACCESS_RELATIONSHIPS
 from lineage.analysis.access import (
     HAS_LABEL,
+    NEVER_ON_A_PATH,
     Principal,
     Snapshot,
     columns_of,
@@ -277,6 +278,12 @@ def columns_read(edges: Any) -> dict[str, set[str]]:
         frontier = ends_where(edges, "dst", [FEEDS], from_column, among(edges, "src", frontier)) - reached
         reached |= frontier
     return {HAS_COLUMN: reached | granted, FEEDS: reached | tables}
+
+
+PART = {"relationships": RELATIONSHIPS, "without": NEVER_ON_A_PATH, "near": columns_read}
+"""The part of the graph :func:`exposure` reads (``graph.api.load_tables``' arguments): tables,
+columns and principals only, and of the columns, those a mark or grant names. The same at every
+moment, so the build stores it in the question index (``graph.index.EXPOSURE``)."""
 
 
 def exposure(

@@ -215,9 +215,21 @@ def load_tables(
 ) -> tuple["pa.Table", "pa.Table"]:
     """:func:`load_rows`' part of the graph (the same arguments, at every time) as Arrow tables, for
     a reader that makes its own objects of them (``analysis.access.Edge.stream``)."""
-    import pyarrow.dataset as ds
-
     wh = built(warehouse, "vertices")
+    return part_tables(wh.vertices, wh.edges, relationships=relationships, around=around, named=named,
+                       without=without, near=near, labels=labels, properties=properties, described=described,
+                       edge_columns=edge_columns)
+
+
+def part_tables(
+    vertex_files: Path, edge_files: Path, *, relationships: Collection[str] | None = None,
+    around: Collection[str] | None = None, named: Collection[str] = (), without: Collection[str] = (),
+    near: Near | None = None, labels: Collection[str] = (), properties: Mapping[str, Collection[str]] | None = None,
+    described: Collection[str] | None = None, edge_columns: Sequence[str] | None = None,
+) -> tuple["pa.Table", "pa.Table"]:
+    """:func:`load_tables` of the parquet datasets ``vertex_files`` and ``edge_files`` (what the
+    build reads to store a question's part in the index, before the generation is committed)."""
+    import pyarrow.dataset as ds
 
     pushed = _edge_filter(relationships, without)
     if around is not None:  # decoded and tested batch by batch as it is read, not read whole first
@@ -227,7 +239,7 @@ def load_tables(
     if near is not None and not callable(near):  # pushed too: row groups of a relationship whose ids are none are skipped
         close = _near(near)
         pushed = close if pushed is None else pushed & close
-    edges = _read_table(wh.edges, pushed, columns=None if edge_columns is None else _present(wh.edges, edge_columns))
+    edges = _read_table(edge_files, pushed, columns=None if edge_columns is None else _present(edge_files, edge_columns))
     if callable(near):  # found on the rows just read, and applied to them: one read, not two
         edges = edges.filter(_near(near(edges)))
     named = set(edges.column("src").to_pylist()) | set(edges.column("dst").to_pylist()) | set(around or ()) | set(named)
@@ -237,14 +249,14 @@ def load_tables(
     if without:
         chosen &= ~ds.field("label").isin(sorted(without)) | ds.field("label").is_null()
     if described is None:
-        vertices = _read_table(wh.vertices, chosen)
+        vertices = _read_table(vertex_files, chosen)
     else:  # the described ones whole, the others with their names and intervals only (the rest null)
         import pyarrow as pa
 
         whole = ds.field("id").isin(_strings(described))
-        vertices = _read_table(wh.vertices, chosen & whole)
+        vertices = _read_table(vertex_files, chosen & whole)
         names = vertices.column_names
-        bare = _read_table(wh.vertices, chosen & ~whole, columns=[c for c in names if c in NAMING])
+        bare = _read_table(vertex_files, chosen & ~whole, columns=[c for c in names if c in NAMING])
         for name in names:  # the columns left in the file, as nulls (properties: none)
             if name not in bare.column_names:
                 kind = vertices.schema.field(name).with_nullable(True)

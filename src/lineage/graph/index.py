@@ -48,6 +48,12 @@ its FEEDS came through have complete column lineage), kept apart so that it need
 vertices' whole property maps: 1.0 s of ``exposure`` at 10^6 events, for 66,742 values. An index
 written before this file existed is read without it (the property maps are read then), and is
 not :func:`usable`, so the next build writes it again."""
+EXPOSURE = ("exposure_vertices.arrow", "exposure_edges.arrow")
+"""The part of the graph ``exposure`` reads (its vertices, its edges: ``analysis.propagation.PART``),
+stored whole: a question with no subject reads the same rows every time, and finding them in the
+parquet (317,000 edge rows decoded for 57,000 kept, the FEEDS' ``via`` lists most of their bytes)
+was 1.1-1.5 s of its 3.3 s at 10^6 events. An index without them is read around and not
+:func:`usable`, so the next build writes them."""
 VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
 EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL, "last_seen")
 STEP_PARTS = ("b", "start", "end", "ptr")
@@ -244,7 +250,7 @@ def usable(directory: Path) -> bool:
     try:
         arrays = opened(directory)
         return (arrays is not None and properties_in(directory, KEPT_PROPERTIES[0]) is not None
-                and all(selection in arrays.steps for selection in selections()))
+                and all(selection in arrays.steps for selection in selections()) and exposure_in(directory) is not None)
     except IndexDamaged:
         return False
 
@@ -259,8 +265,9 @@ def write(vertices: Path, edges: Path, directory: Path) -> Arrays:
     directory.mkdir(parents=True, exist_ok=True)
     for name in ARRAYS:
         np.save(directory / f"{name}.npy", getattr(arrays, name), allow_pickle=False)
-    kept = kept_properties(vertices)
-    for file, table in ((IDS, pa.table({"id": arrays.ids})), (BOUNDS, arrays.edge_bounds), (PROPERTIES, kept)):
+    kept, exposure = kept_properties(vertices), exposure_part(vertices, edges)
+    for file, table in ((IDS, pa.table({"id": arrays.ids})), (BOUNDS, arrays.edge_bounds), (PROPERTIES, kept),
+                        *zip(EXPOSURE, exposure)):
         with pa.OSFile(str(directory / file), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
             writer.write_table(table)
     stored = {}
@@ -270,7 +277,8 @@ def write(vertices: Path, edges: Path, directory: Path) -> Arrays:
             np.save(directory / f"{name}.{part}.npy", getattr(steps, part), allow_pickle=False)
         stored[name] = [sorted(selection[0]), sorted(selection[1])]
     meta = {"format": FORMAT, **_sizes(arrays.ids, vars(arrays), arrays.edge_bounds), "properties": kept.num_rows,
-            "labels": arrays.labels, "relationships": arrays.relationships, "steps": stored}
+            "labels": arrays.labels, "relationships": arrays.relationships, "steps": stored,
+            "exposure": [table.num_rows for table in exposure]}
     _write_last(directory / META, json.dumps(meta, indent=1))
     return arrays
 
@@ -362,6 +370,34 @@ def properties_in(directory: Path, key: str) -> "pa.Table | None":
     if table.num_rows != meta.get("properties") or table.column_names != ["id", "label", "key", "value", "row"]:
         raise IndexDamaged(f"the question index {directory} does not match its {META}")
     return table.filter(pc.equal(table.column("key"), key)).drop_columns(["key"])
+
+
+def exposure_part(vertices: Path, edges: Path) -> tuple["pa.Table", "pa.Table"]:
+    """The vertices and edges ``exposure`` reads, found in the parquet datasets ``vertices`` and
+    ``edges`` as the question would find them."""
+    from lineage.analysis.propagation import PART
+    from lineage.graph.api import part_tables
+
+    found = part_tables(vertices, edges, **PART)
+    return found[0].combine_chunks(), found[1].combine_chunks()
+
+
+def exposure_in(directory: Path) -> tuple["pa.Table", "pa.Table"] | None:
+    """:func:`exposure_part` from the index in ``directory``, mapped; None when there is none of
+    this format, or it was written before :data:`EXPOSURE` (find them in the parquet then);
+    :class:`IndexDamaged` when the files cannot be read or do not match its ``meta.json``."""
+    import pyarrow as pa
+
+    meta = _meta(directory)
+    if meta is None or "exposure" not in meta:
+        return None
+    try:
+        tables = tuple(pa.ipc.open_file(pa.memory_map(str(directory / file))).read_all() for file in EXPOSURE)
+    except (OSError, ValueError, pa.ArrowException) as error:
+        raise IndexDamaged(f"the question index {directory} cannot be read: {error}") from None
+    if [table.num_rows for table in tables] != meta["exposure"]:
+        raise IndexDamaged(f"the question index {directory} does not match its {META} (exposure)")
+    return tables[0], tables[1]
 
 
 def positions(ids: "pa.Array", wanted: Iterable[str]) -> dict[str, int]:
