@@ -52,8 +52,12 @@ EXPOSURE = ("exposure_vertices.arrow", "exposure_edges.arrow")
 """The part of the graph ``exposure`` reads (its vertices, its edges: ``analysis.propagation.PART``),
 stored whole: a question with no subject reads the same rows every time, and finding them in the
 parquet (317,000 edge rows decoded for 57,000 kept, the FEEDS' ``via`` lists most of their bytes)
-was 1.1-1.5 s of its 3.3 s at 10^6 events. An index without them is read around and not
-:func:`usable`, so the next build writes them."""
+was 1.1-1.5 s of its 3.3 s at 10^6 events. An index without them, or with them as other code
+chose them (:func:`exposure_version`), is read around and not :func:`usable`, so the next build
+writes them."""
+EXPOSURE_MODULES = ("lineage.analysis.propagation", "lineage.analysis.access", "lineage.graph.api", "lineage.ids")
+"""The code that chooses exposure's part; the graph's own version does not cover it (analysis code
+changes no fold)."""
 VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
 EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL, "last_seen")
 STEP_PARTS = ("b", "start", "end", "ptr")
@@ -278,7 +282,7 @@ def write(vertices: Path, edges: Path, directory: Path) -> Arrays:
         stored[name] = [sorted(selection[0]), sorted(selection[1])]
     meta = {"format": FORMAT, **_sizes(arrays.ids, vars(arrays), arrays.edge_bounds), "properties": kept.num_rows,
             "labels": arrays.labels, "relationships": arrays.relationships, "steps": stored,
-            "exposure": [table.num_rows for table in exposure]}
+            "exposure": {"rows": [table.num_rows for table in exposure], "version": exposure_version()}}
     _write_last(directory / META, json.dumps(meta, indent=1))
     return arrays
 
@@ -382,20 +386,34 @@ def exposure_part(vertices: Path, edges: Path) -> tuple["pa.Table", "pa.Table"]:
     return found[0].combine_chunks(), found[1].combine_chunks()
 
 
+def exposure_version() -> str:
+    """A digest of the source of :data:`EXPOSURE_MODULES`: a part stored by other code may not be
+    the part this code would choose, and is read around (an edit only costs the next build 10 s)."""
+    import importlib.util
+
+    digest = hashlib.sha256()
+    for name in EXPOSURE_MODULES:
+        spec = importlib.util.find_spec(name)
+        digest.update(Path(spec.origin).read_bytes() if spec and spec.origin else name.encode())
+    return digest.hexdigest()[:16]
+
+
 def exposure_in(directory: Path) -> tuple["pa.Table", "pa.Table"] | None:
     """:func:`exposure_part` from the index in ``directory``, mapped; None when there is none of
-    this format, or it was written before :data:`EXPOSURE` (find them in the parquet then);
+    this format, or it was written before :data:`EXPOSURE` or by other code (find them in the
+    parquet then);
     :class:`IndexDamaged` when the files cannot be read or do not match its ``meta.json``."""
     import pyarrow as pa
 
     meta = _meta(directory)
-    if meta is None or "exposure" not in meta:
+    stored = (meta or {}).get("exposure")
+    if not isinstance(stored, dict) or stored.get("version") != exposure_version():
         return None
     try:
         tables = tuple(pa.ipc.open_file(pa.memory_map(str(directory / file))).read_all() for file in EXPOSURE)
     except (OSError, ValueError, pa.ArrowException) as error:
         raise IndexDamaged(f"the question index {directory} cannot be read: {error}") from None
-    if [table.num_rows for table in tables] != meta["exposure"]:
+    if [table.num_rows for table in tables] != stored.get("rows"):
         raise IndexDamaged(f"the question index {directory} does not match its {META} (exposure)")
     return tables[0], tables[1]
 
