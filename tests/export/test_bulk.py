@@ -330,3 +330,22 @@ def test_cli_prints_the_neo4j_admin_command(demo_copy):
                       "--dialect", "neo4j", "--bulk", "always", "--json")
     summary = json.loads(as_json.stdout)
     assert summary["method"] == "neo4j-admin-import" and summary["import_command"].startswith("neo4j-admin ")
+
+
+def test_strings_with_whitespace_at_an_end_are_bulk_loaded_exactly_without_bolt(bolt, tmp_path):
+    """A SQL text ends in a newline (most Job rows of a platform): the loader would strip it, so it
+    is written padded and the pads are removed after the load, one statement per property, instead
+    of sending each row again over Bolt (one request per SQL text under FalkorDB's 4 KB limit)."""
+    texts = ["select 1;\n", "  lead", "trail\t ", " ", "\n\n", "插入 -- 注释\n", "plain"]
+    vertices = [{"id": f"job:maxcompute:j{i}", "label": "Job", "name": f"j{i}", "first_seen": T0,
+                 "properties": {"sql": text}} for i, text in enumerate(texts)]
+    edges = [{"src": vertices[i]["id"], "dst": vertices[i + 1]["id"], "relationship": "FEEDS", "qualifier": "direct",
+              "src_label": "Job", "dst_label": "Job", "valid_from": T0, "properties": {"note": texts[i]}}
+             for i in range(len(vertices) - 1)]
+    warehouse = write_graph(tmp_path / "warehouse", vertices, edges)
+    result = bulk_export(warehouse, bolt)
+    assert result.method == "falkordb-bulk-loader"
+    assert not any("sent again" in n for n in result.notes) and result.batches == 0
+    assert held(bolt) == expected(warehouse)
+    rows = bolt.query("MATCH (j:Job) RETURN j.id AS id, j.sql AS sql ORDER BY id")
+    assert [r["sql"] for r in rows] == texts

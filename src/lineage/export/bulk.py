@@ -154,16 +154,24 @@ def falkordb_load(client: Any, directory: Path, files: FalkorFiles, nodes: int, 
                               f"relationships, not {nodes} and {rels}")
 
 
-def empty_string_fixes(files: FalkorFiles) -> list[tuple[str, str, int]]:
-    """(statement, placeholder, rows) that turn the placeholders written for ``""`` into ``""``: one
-    statement per label or type and property, not one per row."""
+def value_fixes(files: FalkorFiles) -> list[tuple[str, dict[str, str], int]]:
+    """(statement, parameters, rows) that turn what was written in place of a value the loader
+    would change back into it: the placeholder of ``""`` into ``""``, a padded string's pads
+    removed. One statement per label or type and property, not one per row."""
     out = []
-    for (kind, name, prop), count in sorted(files.emptied.items()):
-        if not _PROPERTY.match(prop):
-            raise BulkError(f"property name {prop!r} is not a plain identifier")
-        match = f"(x:`{check_label(name)}`)" if kind == NODE else f"()-[x:`{check_type(name)}`]->()"
-        out.append((f"MATCH {match} WHERE x.`{prop}` = $placeholder SET x.`{prop}` = $empty RETURN count(x) AS n",
-                    files.empty, count))
+    # a property may hold a list in other rows (a ``via``): STARTS WITH on a list is an error in
+    # FalkorDB, so the strings are chosen first
+    for fixed, (where, to), params in (
+            (files.emptied, ("WHERE {x} = $placeholder", "$empty"), {"placeholder": files.empty, "empty": ""}),
+            (files.padded, ("WITH x WHERE typeOf({x}) = 'String' WITH x WHERE {x} STARTS WITH $pad",
+                            "replace({x}, $pad, '')"), {"pad": files.pad})):
+        for (kind, name, prop), count in sorted(fixed.items()):
+            if not _PROPERTY.match(prop):
+                raise BulkError(f"property name {prop!r} is not a plain identifier")
+            match = f"(x:`{check_label(name)}`)" if kind == NODE else f"()-[x:`{check_type(name)}`]->()"
+            value = f"x.`{prop}`"
+            out.append((f"MATCH {match} {where.format(x=value)} SET {value} = {to.format(x=value)} RETURN count(x) AS n",
+                        params, count))
     return out
 
 

@@ -572,10 +572,10 @@ def _falkordb_bulk(session: Any, target: Target, redis_url: str | None, mode: st
         bulk_path.falkordb_load(client, directory, files, len(work.node_upserts), len(work.rel_upserts))
     finally:
         client.close()
-    for statement, placeholder, count in bulk_path.empty_string_fixes(files):
-        fixed = write(session, statement, placeholder=placeholder, empty="")[0]["n"]
+    for statement, params, count in bulk_path.value_fixes(files):
+        fixed = write(session, statement, **params)[0]["n"]
         if fixed != count:
-            raise ExportError(f"{statement}: set {fixed} empty strings, not {count}")
+            raise ExportError(f"{statement}: set {fixed} values, not {count}")
     _bulk_state(state, work, files.inexact)
     notes.append(f"bulk-loaded {len(work.node_upserts)} nodes and {len(work.rel_upserts)} relationships with "
                  "falkordb-bulk-loader" + (f"; {len(files.inexact)} row(s) it cannot store exactly were sent again "
