@@ -284,3 +284,23 @@ def test_a_damaged_exposure_part_is_read_around(copied):
         index.exposure_in(wh.index)
     assert not index.usable(wh.index)
     assert _exposure(copied) == expected
+
+
+def test_the_exposure_version_is_read_from_a_zipped_package_too(tmp_path):
+    """Under ``spark-submit`` the package is a zip (``cluster.sh``'s ``--py-files``): the digest of
+    the code that chose exposure's part is read as package resources there, and is the same."""
+    import subprocess
+    import sys
+    import zipfile
+
+    import lineage
+
+    package = Path(lineage.__file__).parent
+    archive = tmp_path / "lineage.zip"
+    with zipfile.ZipFile(archive, "w") as out:
+        for path in package.rglob("*.py"):
+            out.write(path, path.relative_to(package.parent).as_posix())
+    probe = "import lineage; from lineage.graph import index; print(lineage.__file__); print(index.exposure_version())"
+    shown = subprocess.run([sys.executable, "-c", probe], env={"PYTHONPATH": str(archive)}, capture_output=True,
+                           text=True, check=True, cwd=tmp_path).stdout.split()
+    assert shown == [str(archive / "lineage" / "__init__.py"), index.exposure_version()]

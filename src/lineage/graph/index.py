@@ -55,9 +55,9 @@ parquet (317,000 edge rows decoded for 57,000 kept, the FEEDS' ``via`` lists mos
 was 1.1-1.5 s of its 3.3 s at 10^6 events. An index without them, or with them as other code
 chose them (:func:`exposure_version`), is read around and not :func:`usable`, so the next build
 writes them."""
-EXPOSURE_MODULES = ("lineage.analysis.propagation", "lineage.analysis.access", "lineage.graph.api", "lineage.ids")
-"""The code that chooses exposure's part; the graph's own version does not cover it (analysis code
-changes no fold)."""
+EXPOSURE_MODULES = ("analysis/propagation.py", "analysis/access.py", "graph/api.py", "ids.py")
+"""The code that chooses exposure's part (files of the ``lineage`` package); the graph's own
+version does not cover it (analysis code changes no fold)."""
 VERTEX_FIELDS = ("id", "label", *VERTEX_INTERVAL)
 EDGE_FIELDS = ("src", "dst", "relationship", *EDGE_INTERVAL, "last_seen")
 STEP_PARTS = ("b", "start", "end", "ptr")
@@ -388,13 +388,15 @@ def exposure_part(vertices: Path, edges: Path) -> tuple["pa.Table", "pa.Table"]:
 
 def exposure_version() -> str:
     """A digest of the source of :data:`EXPOSURE_MODULES`: a part stored by other code may not be
-    the part this code would choose, and is read around (an edit only costs the next build 10 s)."""
-    import importlib.util
+    the part this code would choose, and is read around (an edit only costs the next build 10 s).
+    Read as package resources, as ``graph_version`` reads its files: under ``spark-submit`` the
+    package is a zip, and a module's file is no path there."""
+    from importlib import resources
 
     digest = hashlib.sha256()
+    root = resources.files("lineage")
     for name in EXPOSURE_MODULES:
-        spec = importlib.util.find_spec(name)
-        digest.update(Path(spec.origin).read_bytes() if spec and spec.origin else name.encode())
+        digest.update(name.encode() + b"\0" + root.joinpath(name).read_bytes())
     return digest.hexdigest()[:16]
 
 
