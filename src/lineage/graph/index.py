@@ -291,17 +291,14 @@ def opened(directory: Path) -> Arrays | None:
     """The index in ``directory`` mapped into memory, or None when there is none of this format
     (a generation built before the index, or by another layout); :class:`IndexDamaged` when its
     files cannot be read or do not match its ``meta.json``."""
-    import pyarrow as pa
-
     meta = _meta(directory)
     if meta is None:
         return None
     try:
         arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in ARRAYS}
-        ids = pa.ipc.open_file(pa.memory_map(str(directory / IDS))).read_all().column("id").combine_chunks()
-        bounds = pa.ipc.open_file(pa.memory_map(str(directory / BOUNDS))).read_all()
-    except (OSError, ValueError, pa.ArrowException) as error:
+    except (OSError, ValueError) as error:
         raise IndexDamaged(f"the question index {directory} cannot be read: {error}") from None
+    ids, bounds = _mapped(directory, IDS).column("id").combine_chunks(), _mapped(directory, BOUNDS)
     if _sizes(ids, arrays, bounds) != {k: meta.get(k) for k in ("vertices", "vertex_rows", "edge_rows")}:
         raise IndexDamaged(f"the question index {directory} does not match its {META}")
     return Arrays(ids=ids, labels=meta["labels"], relationships=meta["relationships"], edge_bounds=bounds,
@@ -359,7 +356,6 @@ def properties_in(directory: Path, key: str) -> "pa.Table | None":
     the index in ``directory``; None when there is none of this format, or it was written before
     :data:`PROPERTIES` (read the parquet then); :class:`IndexDamaged` when the file cannot be read
     or does not match its ``meta.json``."""
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     if key not in KEPT_PROPERTIES:
@@ -367,10 +363,7 @@ def properties_in(directory: Path, key: str) -> "pa.Table | None":
     meta = _meta(directory)
     if meta is None or "properties" not in meta:
         return None
-    try:
-        table = pa.ipc.open_file(pa.memory_map(str(directory / PROPERTIES))).read_all()
-    except (OSError, ValueError, pa.ArrowException) as error:
-        raise IndexDamaged(f"the question index {directory} cannot be read: {error}") from None
+    table = _mapped(directory, PROPERTIES)
     if table.num_rows != meta.get("properties") or table.column_names != ["id", "label", "key", "value", "row"]:
         raise IndexDamaged(f"the question index {directory} does not match its {META}")
     return table.filter(pc.equal(table.column("key"), key)).drop_columns(["key"])
@@ -403,18 +396,12 @@ def exposure_version() -> str:
 def exposure_in(directory: Path) -> tuple["pa.Table", "pa.Table"] | None:
     """:func:`exposure_part` from the index in ``directory``, mapped; None when there is none of
     this format, or it was written before :data:`EXPOSURE` or by other code (find them in the
-    parquet then);
-    :class:`IndexDamaged` when the files cannot be read or do not match its ``meta.json``."""
-    import pyarrow as pa
-
+    parquet then); :class:`IndexDamaged` when the files cannot be read or do not match its ``meta.json``."""
     meta = _meta(directory)
     stored = (meta or {}).get("exposure")
     if not isinstance(stored, dict) or stored.get("version") != exposure_version():
         return None
-    try:
-        tables = tuple(pa.ipc.open_file(pa.memory_map(str(directory / file))).read_all() for file in EXPOSURE)
-    except (OSError, ValueError, pa.ArrowException) as error:
-        raise IndexDamaged(f"the question index {directory} cannot be read: {error}") from None
+    tables = tuple(_mapped(directory, file) for file in EXPOSURE)
     if [table.num_rows for table in tables] != stored.get("rows"):
         raise IndexDamaged(f"the question index {directory} does not match its {META} (exposure)")
     return tables[0], tables[1]
@@ -463,6 +450,16 @@ def _bounds(edges: "pa.Table") -> "pa.Table":
 
     return pa.table({name: edges.column(name) if name in edges.column_names else pa.nulls(edges.num_rows, pa.timestamp("us", tz="UTC"))
                      for name in EDGE_INTERVAL}).combine_chunks()
+
+
+def _mapped(directory: Path, file: str) -> "pa.Table":
+    """One Arrow IPC file of the index, mapped; :class:`IndexDamaged` when it cannot be read."""
+    import pyarrow as pa
+
+    try:
+        return pa.ipc.open_file(pa.memory_map(str(directory / file))).read_all()
+    except (OSError, ValueError, pa.ArrowException) as error:
+        raise IndexDamaged(f"the question index {directory} cannot be read: {error}") from None
 
 
 def _write_last(path: Path, text: str) -> None:
