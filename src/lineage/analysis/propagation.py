@@ -286,6 +286,15 @@ columns and principals only, and of the columns, those a mark or grant names. Th
 moment, so the build stores it in the question index (``graph.index.EXPOSURE``)."""
 
 
+def exposure_part(vertices: Any, edges: Any) -> tuple[Any, Any]:
+    """The vertices and edges :func:`exposure` reads (:data:`PART`), found in the parquet datasets
+    ``vertices`` and ``edges`` as the question would find them; the build stores them in the index."""
+    from lineage.graph.api import part_tables
+
+    found = part_tables(vertices, edges, **PART)
+    return found[0].combine_chunks(), found[1].combine_chunks()
+
+
 def exposure(
     vertices: Sequence[Mapping[str, Any]],
     edges: Sequence[Mapping[str, Any]],

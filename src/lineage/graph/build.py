@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from lineage.store.commit import Transaction
+from lineage.analysis.propagation import exposure_part
 from lineage.facts import core
 from lineage.facts.extract import by_script, facts_of_event
 from lineage.graph import column_feeds, fold, incremental, resolve
@@ -202,7 +203,8 @@ def build(
                 current = wh.latest()
                 if not question_index.usable(current.index):  # a generation built before it, or damaged
                     (progress or (lambda _msg: None))("writing the question index")
-                    question_index.write(current.vertices, current.edges, txn.replace(current.index))
+                    question_index.write(current.vertices, current.edges, txn.replace(current.index),
+                                         exposure_part(current.vertices, current.edges))
                     same.fold_reason += "; the question index written"
                 same.log(txn.append(wh.builds))
             return same
@@ -316,7 +318,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
                 clustered.write.mode("overwrite").option("parquet.block.size", ROW_GROUP_BYTES).parquet(str(staged[name]))
                 pause_point("build.graph-write")
             say("writing the question index")
-            question_index.write(staged["vertices"], staged["edges"], where / INDEX)
+            question_index.write(staged["vertices"], staged["edges"], where / INDEX,
+                                 exposure_part(staged["vertices"], staged["edges"]))
             (where / incremental.MANIFEST).write_text(json.dumps(
                 {"build_id": build_id, "graph_version": now, "aliases": alias_key, "fact_files": files}, indent=1))
             graph_txn.point(wh.graph / CURRENT, generation)

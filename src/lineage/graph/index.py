@@ -259,17 +259,20 @@ def usable(directory: Path) -> bool:
         return False
 
 
-def write(vertices: Path, edges: Path, directory: Path) -> Arrays:
+def write(vertices: Path, edges: Path, directory: Path,
+          exposure: tuple["pa.Table", "pa.Table"]) -> Arrays:
     """Index the graph of the parquet datasets ``vertices`` and ``edges`` into ``directory`` (in
     the build's staged generation): the arrays computed once, the edges read a batch at a time,
-    each array written as a file, ``meta.json`` last."""
+    each array written as a file, ``meta.json`` last. ``exposure`` is the part of the graph
+    ``exposure`` reads (``analysis.propagation.exposure_part``), handed in by the build: the
+    analysis layer is above this module."""
     import pyarrow as pa
 
     arrays = from_parquet(vertices, edges)
     directory.mkdir(parents=True, exist_ok=True)
     for name in ARRAYS:
         np.save(directory / f"{name}.npy", getattr(arrays, name), allow_pickle=False)
-    kept, exposure = kept_properties(vertices), exposure_part(vertices, edges)
+    kept = kept_properties(vertices)
     for file, table in ((IDS, pa.table({"id": arrays.ids})), (BOUNDS, arrays.edge_bounds), (PROPERTIES, kept),
                         *zip(EXPOSURE, exposure)):
         with pa.OSFile(str(directory / file), "wb") as sink, pa.ipc.new_file(sink, table.schema) as writer:
@@ -369,16 +372,6 @@ def properties_in(directory: Path, key: str) -> "pa.Table | None":
     return table.filter(pc.equal(table.column("key"), key)).drop_columns(["key"])
 
 
-def exposure_part(vertices: Path, edges: Path) -> tuple["pa.Table", "pa.Table"]:
-    """The vertices and edges ``exposure`` reads, found in the parquet datasets ``vertices`` and
-    ``edges`` as the question would find them."""
-    from lineage.analysis.propagation import PART
-    from lineage.graph.api import part_tables
-
-    found = part_tables(vertices, edges, **PART)
-    return found[0].combine_chunks(), found[1].combine_chunks()
-
-
 def exposure_version() -> str:
     """A digest of the source of :data:`EXPOSURE_MODULES`: a part stored by other code may not be
     the part this code would choose, and is read around (an edit only costs the next build 10 s).
@@ -394,9 +387,10 @@ def exposure_version() -> str:
 
 
 def exposure_in(directory: Path) -> tuple["pa.Table", "pa.Table"] | None:
-    """:func:`exposure_part` from the index in ``directory``, mapped; None when there is none of
-    this format, or it was written before :data:`EXPOSURE` or by other code (find them in the
-    parquet then); :class:`IndexDamaged` when the files cannot be read or do not match its ``meta.json``."""
+    """The part of the graph ``exposure`` reads (``analysis.propagation.exposure_part``) from the
+    index in ``directory``, mapped; None when there is none of this format, or it was written
+    before :data:`EXPOSURE` or by other code (find them in the parquet then); :class:`IndexDamaged`
+    when the files cannot be read or do not match its ``meta.json``."""
     meta = _meta(directory)
     stored = (meta or {}).get("exposure")
     if not isinstance(stored, dict) or stored.get("version") != exposure_version():
