@@ -349,3 +349,52 @@ def test_strings_with_whitespace_at_an_end_are_bulk_loaded_exactly_without_bolt(
     assert held(bolt) == expected(warehouse)
     rows = bolt.query("MATCH (j:Job) RETURN j.id AS id, j.sql AS sql ORDER BY id")
     assert [r["sql"] for r in rows] == texts
+
+
+# --- the graph read a batch at a time ----------------------------------------------------------
+
+
+@pytest.fixture
+def tiny_batches(monkeypatch):
+    """Batches of 4 rows, counted: every stream of the graph spans many, so the plan's masks,
+    the per-batch statements and the bulk files' variants all meet batch edges."""
+    from lineage.export import records
+
+    read = []
+    original = records._batches
+    monkeypatch.setattr(records, "BATCH_ROWS", 4)
+
+    def counted(path):
+        for batch in original(path):
+            assert batch.num_rows <= 4
+            read.append(batch.num_rows)
+            yield batch
+
+    monkeypatch.setattr(records, "_batches", counted)
+    return read
+
+
+def test_a_graph_read_four_rows_at_a_time_is_exported_and_updated_exactly(bolt, tmp_path, tiny_batches):
+    warehouse = tmp_path / "warehouse"
+    vertices, edges = lineage_graph(tables=30, jobs=40, users=5)
+    write_graph(warehouse, vertices, edges)
+    first = export(warehouse, Target(bolt.uri))
+    assert first.method == "bolt" and held(bolt) == expected(warehouse)
+    assert len(tiny_batches) > 2 * (len(vertices) + len(edges)) / 4  # read twice: the diff, then the send
+
+    vertices, edges = later_build(vertices, edges)
+    write_graph(warehouse, vertices, edges)
+    tiny_batches.clear()
+    result = export(warehouse, Target(bolt.uri))
+    assert result.upserted_nodes == {"Table": 2} and result.upserted_relationships == {"FEEDS": 2}
+    assert (result.deleted_nodes, result.deleted_relationships) == (1, 2)
+    assert held(bolt) == expected(warehouse)
+    # the graph is read twice in all, not once per label or type
+    assert sum(tiny_batches) == 2 * (len(vertices) + len(edges))
+
+
+def test_hostile_values_read_four_rows_at_a_time_are_bulk_loaded_exactly(bolt, tmp_path, tiny_batches):
+    warehouse = hostile_graph(tmp_path / "warehouse")
+    result = bulk_export(warehouse, bolt)
+    assert result.method == "falkordb-bulk-loader" and held(bolt) == expected(warehouse)
+    assert export(warehouse, Target(bolt.uri), redis_url=redis(bolt)).batches == 0

@@ -194,3 +194,24 @@ def test_any_unicode_text_round_trips_through_the_bolt_server(bolt, name, value,
     got = bolt.query("MATCH (a:Table {id: $a})-[e:FEEDS]->(b:Table) RETURN a.name AS an, a.comment AS ac, "
                      "e.qualifier AS q, e.note AS note, b.name AS bn, b.comment AS bc", a=f"{PREFIX}a")
     assert got == [{"an": name, "ac": value, "q": qualifier, "note": value, "bn": value, "bc": name}]
+
+
+def test_the_state_keeps_the_last_word_on_each_record(tmp_path):
+    """The state is folded with Arrow: of several rows for one record the last wins, a delete (no
+    digest) removes it, and a journal cut mid-line is cut back so later batches are read."""
+    state = ExportState.load(tmp_path / "target")
+    state.record([{"kind": "node", "key": "a", "label": "Table", "digest": "1"},
+                  {"kind": "node", "key": "b", "label": "Table", "digest": "1"}])
+    state.record([{"kind": "node", "key": "a", "label": "Table", "digest": "2"},
+                  {"kind": "rel", "key": "a", "label": "FEEDS", "src": "a", "dst": "b", "digest": "9"}])
+    state.record([{"kind": "node", "key": "b", "label": "Table", "digest": None}])
+    state.close()
+    with state.journal_path.open("a", encoding="utf-8") as torn:
+        torn.write('{"rows": [{"kind": "node", "key": "c"')  # killed mid-write
+    resumed = ExportState.load(tmp_path / "target")
+    assert resumed.journaled == 3 and resumed.holds_node("a") and not resumed.holds_node("b")
+    resumed.record([{"kind": "node", "key": "d", "label": "Table", "digest": "4"}])
+    resumed.save("run-1")
+    saved = ExportState.load(tmp_path / "target")
+    assert {k: r["digest"] for k, r in saved.rows.items()} == {("node", "a"): "2", ("rel", "a"): "9", ("node", "d"): "4"}
+    assert saved.rows[("rel", "a")]["src"] == "a" and saved.run_id == "run-1"

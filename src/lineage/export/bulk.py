@@ -25,12 +25,15 @@ import shutil
 import uuid
 from contextlib import redirect_stdout
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 from urllib.parse import urlsplit
 
 from lineage.export.bulk_files import BulkFileError, FalkorFiles, Neo4jImport, write_falkordb_csvs, write_neo4j_import
 from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
 from lineage.export.state import NODE
+
+if TYPE_CHECKING:
+    from lineage.export.diff import Plan
 
 BULK_MODES = ("auto", "always", "never")
 BULK_MIN_ROWS = 100_000
@@ -71,9 +74,14 @@ def wanted(mode: str, min_rows: int, rows: int, on_server: str | None, read: Cal
 # --- Neo4j -----------------------------------------------------------------------------------
 
 
-def neo4j_import(directory: Path, nodes: list[Node], rels: list[Rel], marker: dict[str, Any], database: str) -> Neo4jImport:
+def _items(work: Plan) -> Iterator[Node | Rel]:
+    for _, batch in work.records():
+        yield from batch
+
+
+def neo4j_import(directory: Path, work: Plan, marker: dict[str, Any], database: str) -> Neo4jImport:
     try:
-        return write_neo4j_import(directory, nodes, rels, marker, database)
+        return write_neo4j_import(directory, _items(work), work.survey.types, work.survey.list_chars, marker, database)
     except BulkFileError as exc:
         raise BulkError(str(exc)) from None
 
@@ -175,8 +183,8 @@ def value_fixes(files: FalkorFiles) -> list[tuple[str, dict[str, str], int]]:
     return out
 
 
-def falkordb_files(directory: Path, nodes: list[Node], rels: list[Rel]) -> FalkorFiles:
+def falkordb_files(directory: Path, work: Plan) -> FalkorFiles:
     try:
-        return write_falkordb_csvs(directory, nodes, rels)
+        return write_falkordb_csvs(directory, _items(work), work.survey.types)
     except BulkFileError as exc:
         raise BulkUnavailable(str(exc)) from None

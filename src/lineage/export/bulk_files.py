@@ -30,7 +30,7 @@ import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Union
+from typing import Any, Callable, Iterable, Iterator, Union
 
 from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
 from lineage.export.state import NODE, REL
@@ -61,6 +61,10 @@ def value_type(key: str, value: Any) -> str:
     return kind
 
 
+Home = tuple[str, str, Union[str, None], Union[str, None]]
+"""(kind, label or type, start label, end label): the rows one file (or its variants) holds."""
+
+
 @dataclass
 class Group:
     """The rows of one file: one label (or relationship type and end labels), one type per column."""
@@ -69,7 +73,6 @@ class Group:
     src_label: str | None
     dst_label: str | None
     columns: list[tuple[str, str]]  # (property, type), identity column first
-    items: list[Any] = field(default_factory=list)
     variant: int = 0
 
     @property
@@ -78,30 +81,59 @@ class Group:
         return base + (f".{self.variant}" if self.variant else "")
 
 
-def groups(items: Iterable[Item], identity: str) -> list[Group]:
-    """``items`` (all nodes, or all relationships) as file groups; ``identity`` ("id" or "key")
-    is the first column."""
-    by_home: dict[tuple[str, str | None, str | None], list[Item]] = {}
-    for item in items:
-        home = (item.label, None, None) if isinstance(item, Node) else (item.type, item.src_label, item.dst_label)
-        by_home.setdefault(home, []).append(item)
-    out: list[Group] = []
-    for (name, src, dst), members in sorted(by_home.items(), key=lambda kv: tuple(x or "" for x in kv[0])):
-        types: dict[str, set[str]] = {}
-        for item in members:
-            for key, value in item.props.items():
-                types.setdefault(key, set()).add(value_type(key, value))
-        mixed = sorted(k for k, t in types.items() if len(t) > 1)
-        fixed = [(k, next(iter(t))) for k, t in sorted(types.items(), key=lambda kv: (kv[0] != identity, kv[0]))
-                 if k not in mixed]
-        variants: dict[tuple[str | None, ...], list[Item]] = {}
-        for item in members:
-            signature = tuple(value_type(k, item.props[k]) if k in item.props else None for k in mixed)
-            variants.setdefault(signature, []).append(item)
-        for n, (signature, rows) in enumerate(sorted(variants.items(), key=lambda kv: repr(kv[0]))):
+def _type_name(key: str, kind: type) -> str:
+    name = VALUE_TYPES.get(kind)
+    if name is None:
+        raise BulkFileError(f"property {key!r}: no bulk-import type for a {kind.__name__}")
+    return name
+
+
+class Files:
+    """The files of one graph, written a row at a time: one per :data:`Home` and combination of
+    types of the properties whose type varies there (a ``via`` that is a list in one row and a
+    plain string in another), opened at its first row. ``types`` (every property's Python types
+    per home, from one read of the graph before) fixes each file's columns before its first row;
+    :meth:`close` numbers a home's variants in the order of their types, whatever the row order."""
+
+    def __init__(self, directory: Path, types: dict[Home, dict[str, set[type]]],
+                 opened: Callable[[Path, Group], Any]) -> None:
+        self.directory, self.opened = directory, opened
+        self.layout: dict[Home, tuple[list[tuple[str, str]], list[str]]] = {}
+        for home, props in types.items():
+            identity = "id" if home[0] == NODE else "key"
+            kinds = {k: {_type_name(k, t) for t in ts} for k, ts in props.items()}
+            mixed = sorted(k for k, t in kinds.items() if len(t) > 1)
+            fixed = [(k, next(iter(t))) for k, t in sorted(kinds.items(), key=lambda kv: (kv[0] != identity, kv[0]))
+                     if k not in mixed]
+            self.layout[home] = (fixed, mixed)
+        self.files: dict[tuple[Home, tuple[str | None, ...]], tuple[Group, Path, Any]] = {}
+        self.rows = 0
+
+    def group(self, home: Home, props: dict[str, Any]) -> tuple[Group, Any]:
+        """The group (and open file) a row of ``home`` with ``props`` goes to."""
+        fixed, mixed = self.layout[home]
+        signature = tuple(value_type(k, props[k]) if k in props else None for k in mixed)
+        found = self.files.get((home, signature))
+        if found is None:
             columns = fixed + [(k, t) for k, t in zip(mixed, signature) if t is not None]
-            out.append(Group(name, src, dst, columns, rows, n))
-    return out
+            group = Group(home[1], home[2], home[3], columns)
+            path = self.directory / f".partial-{len(self.files)}.csv"
+            found = self.files[(home, signature)] = (group, path, self.opened(path, group))
+        self.rows += 1
+        return found[0], found[2]
+
+    def close(self, prefix: Callable[[Group], str]) -> list[tuple[Group, Path]]:
+        """Close every file and give it its name (``prefix(group)`` + stem + ``.csv``), in home order."""
+        out = []
+        for home in sorted({h for h, _ in self.files}, key=lambda h: tuple(x or "" for x in h)):
+            variants = [(sig, entry) for (h, sig), entry in self.files.items() if h == home]
+            for n, (_, (group, path, handle)) in enumerate(sorted(variants, key=lambda v: repr(v[0]))):
+                handle.close()
+                group.variant = n
+                final = self.directory / f"{prefix(group)}{group.stem}.csv"
+                path.rename(final)
+                out.append((group, final))
+        return out
 
 
 def _key(item: Item) -> tuple[str, str]:
@@ -115,9 +147,8 @@ def _quoted(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def array_delimiter(items: Iterable[Item]) -> str:
-    used = {ch for item in items for value in item.props.values() if isinstance(value, list)
-            for element in value for ch in element if ch in ARRAY_DELIMITERS}
+def array_delimiter(used: set[str]) -> str:
+    """The first of :data:`ARRAY_DELIMITERS` that no list element contains (``used``: their characters)."""
     return next((ch for ch in ARRAY_DELIMITERS if ch not in used), ARRAY_DELIMITERS[0])
 
 
@@ -157,47 +188,61 @@ class Neo4jImport:
         return " ".join(shlex.quote(p) for p in parts)
 
 
-def write_neo4j_import(directory: Path, nodes: list[Node], rels: list[Rel], marker: dict[str, Any],
-                       database: str) -> Neo4jImport:
-    """Replace ``directory`` with the import files of this graph plus the ``LineageExport`` marker."""
+def write_neo4j_import(directory: Path, items: Iterable[Item], types: dict[Home, dict[str, set[type]]],
+                       list_chars: set[str], marker: dict[str, Any], database: str) -> Neo4jImport:
+    """Replace ``directory`` with the import files of the graph's ``items`` (read once, a row at a
+    time; ``types`` and ``list_chars`` from a read before) plus the ``LineageExport`` marker."""
     if "," in str(directory):
         raise BulkFileError(f"{directory}: neo4j-admin separates files with commas, so the path cannot have one")
     shutil.rmtree(directory, ignore_errors=True)
     directory.mkdir(parents=True)
-    delimiter = array_delimiter([*nodes, *rels])
+    delimiter = array_delimiter(list_chars)
     marker_node = Node(MARKER_LABEL, marker["id"], marker, "")
     result = Neo4jImport(directory, database, delimiter, [], set(), 0)
-    for group in groups([*nodes, marker_node], "id"):
-        header = [f"id:ID({_label(group.name)})"]
-        header += [_header_cell(k, t) for k, t in group.columns if k != "id"] + [":LABEL"]
-        columns = [k for k, _ in group.columns if k != "id"]
-        _write(result, "nodes", directory / f"nodes.{group.stem}", header, group.items,
-               lambda n: [_quoted(n.id), *(_cell(result, n, n.props.get(k), delimiter) for k in columns), n.label])
-    for group in groups(rels, "key"):
-        header = [f":START_ID({check_label(group.src_label or '')})", f":END_ID({check_label(group.dst_label or '')})",
-                  ":TYPE", *(_header_cell(k, t) for k, t in group.columns)]
-        columns = [k for k, _ in group.columns]
-        _write(result, "relationships", directory / f"relationships.{group.stem}", header, group.items,
-               lambda r: [_quoted(r.src), _quoted(r.dst), check_type(r.type),
-                          *(_cell(result, r, r.props.get(k), delimiter) for k in columns)])
+    marker_home = (NODE, MARKER_LABEL, None, None)
+    files = Files(directory, {**types, marker_home: {k: {type(v)} for k, v in marker.items()}},
+                  lambda path, group: path.open("w", encoding="utf-8", newline=""))
+    for item in _then(items, marker_node):
+        group, out = files.group(_home(item), item.props)
+        if isinstance(item, Node):
+            row = [_quoted(item.id), *(_cell(result, item, item.props.get(k), delimiter) for k, _ in group.columns
+                                       if k != "id"), item.label]
+        else:
+            row = [_quoted(item.src), _quoted(item.dst), check_type(item.type),
+                   *(_cell(result, item, item.props.get(k), delimiter) for k, _ in group.columns)]
+        out.write(",".join(row) + "\n")
+    result.rows = files.rows
+    for group, path in files.close(lambda g: "nodes." if g.src_label is None else "relationships."):
+        if group.src_label is None:
+            header = [f"id:ID({_label(group.name)})", *(_header_cell(k, t) for k, t in group.columns if k != "id"),
+                      ":LABEL"]
+            kind = "nodes"
+        else:
+            header = [f":START_ID({check_label(group.src_label)})", f":END_ID({check_label(group.dst_label or '')})",
+                      ":TYPE", *(_header_cell(k, t) for k, t in group.columns)]
+            kind = "relationships"
+        head = path.with_name(path.name[:-len(".csv")] + ".header.csv")
+        head.write_text(",".join(header) + "\n", encoding="utf-8")
+        result.files.append((kind, head, path))
     return result
 
 
-def _cell(result: Neo4jImport, item: Item, value: Any, delimiter: str) -> str:
+def _then(items: Iterable[Item], last: Item) -> Iterator[Item]:
+    yield from items
+    yield last
+
+
+def _home(item: Item) -> Home:
+    return (NODE, item.label, None, None) if isinstance(item, Node) else (REL, item.type, item.src_label, item.dst_label)
+
+
+def _cell(result: Any, item: Item, value: Any, delimiter: str) -> str:
+    if isinstance(value, list):
+        value_type("list", value)
     text, exact = neo4j_field(value, delimiter)
     if not exact:
         result.inexact.add(_key(item))
     return text
-
-
-def _write(result: Neo4jImport, kind: str, stem: Path, header: list[str], items: list[Any],
-           row: Callable[[Any], list[str]]) -> None:
-    head, data = stem.with_name(stem.name + ".header.csv"), stem.with_name(stem.name + ".csv")
-    head.write_text(",".join(header) + "\n", encoding="utf-8")
-    with data.open("w", encoding="utf-8", newline="") as out:
-        out.writelines(",".join(row(item)) + "\n" for item in items)
-    result.files.append((kind, head, data))
-    result.rows += len(items)
 
 
 # --- FalkorDB: falkordb-bulk-loader (--enforce-schema) ---------------------------------------
@@ -259,9 +304,10 @@ class FalkorFiles:
     """(kind, label or type, property) -> how many values were written between two :attr:`pad`."""
 
 
-def write_falkordb_csvs(directory: Path, nodes: list[Node], rels: list[Rel]) -> FalkorFiles:
+def write_falkordb_csvs(directory: Path, items: Iterable[Item], types: dict[Home, dict[str, set[type]]]) -> FalkorFiles:
     """Replace ``directory`` with one CSV per group (header in the file) for the bulk loader, which
-    reads them in the locale's encoding."""
+    reads them in the locale's encoding; ``items`` are read once, a row at a time (``types`` from a
+    read before)."""
     shutil.rmtree(directory, ignore_errors=True)
     directory.mkdir(parents=True)
     encoding = locale.getpreferredencoding(False)
@@ -270,10 +316,10 @@ def write_falkordb_csvs(directory: Path, nodes: list[Node], rels: list[Rel]) -> 
 
     utf8 = codecs.lookup(encoding).name == "utf-8"
 
-    def cells(item: Item, columns: list[str]) -> list[str]:
+    def cells(item: Item, columns: list[tuple[str, str]]) -> list[str]:
         out = []
         props = item.props
-        for key in columns:
+        for key, _ in columns:
             value = props.get(key)
             if value is None:
                 out.append("")
@@ -281,6 +327,8 @@ def write_falkordb_csvs(directory: Path, nodes: list[Node], rels: list[Rel]) -> 
                   and utf8):  # the common case, without the calls below
                 out.append('"' + value.replace('"', '""') + '"')
             else:
+                if isinstance(value, list):
+                    value_type(key, value)
                 text, exact = falkordb_field(value, encoding, result.empty)
                 home = (NODE, item.label, key) if isinstance(item, Node) else (REL, item.type, key)
                 if not exact and isinstance(value, str) and falkordb_string_exact(result.pad + value + result.pad, encoding):
@@ -293,28 +341,31 @@ def write_falkordb_csvs(directory: Path, nodes: list[Node], rels: list[Rel]) -> 
                 out.append(text)
         return out
 
-    def write(path: Path, header: list[str], items: list[Any], row: Callable[[Any], list[str]]) -> None:
-        with path.open("w", encoding=encoding, errors="replace", newline="") as out:
-            out.write(",".join(header) + "\n")
-            out.writelines(",".join(row(item)) + "\n" for item in items)
-        result.rows += len(items)
+    def opened(path: Path, group: Group) -> Any:
+        handle = path.open("w", encoding=encoding, errors="replace", newline="")
+        if group.src_label is None:
+            header = [f"id:ID({_label(group.name)})", *(f"{k}:{FALKORDB_TYPES[t]}" for k, t in group.columns if k != "id")]
+        else:
+            header = [f":START_ID({check_label(group.src_label)})", f":END_ID({check_label(group.dst_label or '')})",
+                      *(f"{k}:{FALKORDB_TYPES[t]}" for k, t in group.columns)]
+        handle.write(",".join(header) + "\n")
+        return handle
 
-    for node in nodes:  # an id the loader changed could not be found again by the Bolt export's MERGE
-        if not falkordb_string_exact(node.id, encoding):
-            raise BulkFileError(f"{node.label} id {node.id!r}: falkordb-bulk-loader would not store it unchanged "
-                                "(it strips values, reads CR as LF)")
-    for group in groups(nodes, "id"):
-        label = _label(group.name)
-        columns = [k for k, _ in group.columns if k != "id"]
-        header = [f"id:ID({label})", *(f"{k}:{FALKORDB_TYPES[t]}" for k, t in group.columns if k != "id")]
-        path = directory / f"nodes.{group.stem}.csv"
-        write(path, header, group.items, lambda n: [_quoted(n.id), *cells(n, columns)])
-        result.nodes.append((label, path))
-    for group in groups(rels, "key"):
-        columns = [k for k, _ in group.columns]
-        header = [f":START_ID({check_label(group.src_label or '')})", f":END_ID({check_label(group.dst_label or '')})",
-                  *(f"{k}:{FALKORDB_TYPES[t]}" for k, t in group.columns)]
-        path = directory / f"relationships.{group.stem}.csv"
-        write(path, header, group.items, lambda r: [_quoted(r.src), _quoted(r.dst), *cells(r, columns)])
-        result.relationships.append((check_type(group.name), path))
+    files = Files(directory, types, opened)
+    for item in items:
+        group, out = files.group(_home(item), item.props)
+        if isinstance(item, Node):
+            # an id the loader changed could not be found again by the Bolt export's MERGE
+            if not falkordb_string_exact(item.id, encoding):
+                raise BulkFileError(f"{item.label} id {item.id!r}: falkordb-bulk-loader would not store it unchanged "
+                                    "(it strips values, reads CR as LF)")
+            out.write(",".join([_quoted(item.id), *cells(item, [c for c in group.columns if c[0] != "id"])]) + "\n")
+        else:
+            out.write(",".join([_quoted(item.src), _quoted(item.dst), *cells(item, group.columns)]) + "\n")
+    result.rows = files.rows
+    for group, path in files.close(lambda g: "nodes." if g.src_label is None else "relationships."):
+        if group.src_label is None:
+            result.nodes.append((_label(group.name), path))
+        else:
+            result.relationships.append((check_type(group.name), path))
     return result

@@ -20,7 +20,7 @@ import shutil
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -29,7 +29,8 @@ from neo4j.exceptions import DriverError, Neo4jError, TransientError
 
 from lineage.errors import LineageError, UsageError
 from lineage.export import bulk as bulk_path
-from lineage.export import patience, records
+from lineage.export import diff, patience, records
+from lineage.export.diff import Plan, node_state, rel_state
 from lineage.export.dialect import DIALECTS, Dialect, DialectError, close_without_goodbye, detect, rendered_size
 from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
 from lineage.export.state import ENDPOINT, NODE, REFUSED, REL, SERVER, ExportState, target_name
@@ -118,26 +119,6 @@ class ExportResult(RunReport):
         return self.rejected > 0
 
 
-@dataclass
-class Plan:
-    """What this run sends (rows to upsert or delete) and what the graph holds."""
-
-    node_upserts: list[Node]
-    rel_upserts: list[Rel]
-    node_deletes: list[dict[str, Any]]
-    rel_deletes: list[dict[str, Any]]
-    nodes: int
-    relationships: int
-    labels: list[str]
-    rel_types: list[str]
-    skipped: list[dict[str, Any]] = field(default_factory=list)
-    """Earlier rejections of records that have not changed since: not sent again, reported again."""
-
-    @property
-    def total(self) -> int:
-        return len(self.node_upserts) + len(self.rel_upserts) + len(self.node_deletes) + len(self.rel_deletes)
-
-
 # --- the statements: labels and types are checked against the vocabulary, values are parameters ---
 
 
@@ -170,52 +151,12 @@ MARKER_WRITE = f"MERGE (m:`{MARKER_LABEL}` {{id: $id}}) SET m += $props RETURN m
 # --- planning (pure, no server) ---
 
 
-def node_state(node: Node) -> dict[str, Any]:
-    return {"kind": NODE, "key": node.id, "label": node.label, "digest": node.digest}
-
-
-def rel_state(rel: Rel) -> dict[str, Any]:
-    return {"kind": REL, "key": rel.key, "label": rel.type, "src_label": rel.src_label, "src": rel.src,
-            "dst_label": rel.dst_label, "dst": rel.dst, "digest": rel.digest}
-
-
 def plan(warehouse: str | Path, state: ExportState, full: bool = False, retry_rejected: bool = False) -> Plan:
-    """Diff the built graph against what the target holds according to ``state``. A record
-    rejected before for a reason that does not change (not an endpoint) is skipped while its
-    digest is the same, unless ``retry_rejected``."""
-    nodes, rels = records.graph(warehouse)
-    node_keys = {(n.label, n.id) for n in nodes}
-    for rel in rels:
-        for label, key in ((rel.src_label, rel.src), (rel.dst_label, rel.dst)):
-            if (label, key) not in node_keys:
-                raise ExportError(f"{rel.type} relationship {rel.src} -> {rel.dst}: no {label} node {key!r} in the graph "
-                                  "(rebuild the graph: `lineage build`)")
-    known = state.rows
-    current_nodes = {n.id for n in nodes}
-    current_rels = {r.key for r in rels}
-    changed = (lambda kind, key, d: True) if full else (lambda kind, key, d: known.get((kind, key), {}).get("digest") != d)
-    sticky = {} if retry_rejected else {k: r for k, r in state.rejected.items() if r.get("cause") != ENDPOINT}
-    skipped = [sticky[(NODE, n.id)] for n in nodes if sticky.get((NODE, n.id), {}).get("digest") == n.digest]
-    lost = {r["key"]: r["reason"] for r in skipped if (NODE, r["key"]) not in known}  # rejected, not on the target
-    for r in rels:
-        end = next((e for e in ("src", "dst") if getattr(r, e) in lost), None)
-        if sticky.get((REL, r.key), {}).get("digest") == r.digest:
-            skipped.append(sticky[(REL, r.key)])
-        elif end and changed(REL, r.key, r.digest):
-            skipped.append({**rel_state(r), "reason": f"its {end} node was rejected ({lost[getattr(r, end)]})",
-                            "cause": ENDPOINT})
-    skip = {(r["kind"], r["key"]) for r in skipped}
-    return Plan(
-        node_upserts=[n for n in nodes if changed(NODE, n.id, n.digest) and (NODE, n.id) not in skip],
-        rel_upserts=[r for r in rels if changed(REL, r.key, r.digest) and (REL, r.key) not in skip],
-        node_deletes=[row for (kind, key), row in known.items() if kind == NODE and key not in current_nodes],
-        rel_deletes=[row for (kind, key), row in known.items() if kind == REL and key not in current_rels],
-        nodes=len(nodes),
-        relationships=len(rels),
-        labels=sorted({n.label for n in nodes}),
-        rel_types=sorted({r.type for r in rels}),
-        skipped=skipped,
-    )
+    """:func:`lineage.export.diff.plan`, an inconsistent graph an :class:`ExportError`."""
+    try:
+        return diff.plan(warehouse, state, full, retry_rejected)
+    except diff.MissingEndpoint as exc:
+        raise ExportError(str(exc)) from None
 
 
 def batches(rows: list[Any], size: int, request_bytes: int | None, weight: Callable[[Any], int]) -> Iterator[list[Any]]:
@@ -233,7 +174,7 @@ def batches(rows: list[Any], size: int, request_bytes: int | None, weight: Calla
         yield batch
 
 
-def _grouped(rows: list[Any], key: Callable[[Any], tuple[str, ...]]) -> list[tuple[tuple[str, ...], list[Any]]]:
+def _grouped(rows: list[Any], key: Callable[[Any], tuple[Any, ...]]) -> list[tuple[tuple[Any, ...], list[Any]]]:
     groups: dict[tuple[str, ...], list[Any]] = {}
     for row in rows:
         groups.setdefault(key(row), []).append(row)
@@ -376,7 +317,7 @@ def export(
             send = work
             if bulk_path.wanted(bulk, bulk_min_rows, work.nodes + work.relationships, on_server,
                                 lambda query: read(session, query)):
-                if state.rows:  # an empty target: send everything whatever the state says
+                if state.size:  # an empty target: send everything whatever the state says
                     state.forget()
                     work = plan(wh.root, state, True, retry_rejected)
                 if chosen is DIALECTS["neo4j"]:
@@ -416,22 +357,23 @@ class Step:
     expect_all: bool
 
 
-def steps(work: Plan) -> list[Step]:
-    """The plan as statements in write order."""
-    out: list[Step] = []
+def steps(work: Plan) -> Iterator[Step]:
+    """The plan as statements in write order, the upserts a batch of the graph at a time (read
+    while sending: only one batch of records is held)."""
     deleted = lambda r: {**r, "digest": None}  # noqa: E731
     for (rel, src_label, dst_label), rows in _grouped(work.rel_deletes, lambda r: (r["label"], r["src_label"], r["dst_label"])):
-        out.append(Step(f"delete {rel}", delete_rels_query(rel, src_label, dst_label), rows,
-                        lambda r: {"src": r["src"], "key": r["key"], "dst": r["dst"]}, deleted, False))
-    for (label,), rows in _grouped(work.node_upserts, lambda n: (n.label,)):
-        out.append(Step(f"write {label}", upsert_nodes_query(label), rows, lambda n: {"id": n.id, "props": n.props},
-                        node_state, True))
-    for (rel, src_label, dst_label), rows in _grouped(work.rel_upserts, lambda r: (r.type, r.src_label, r.dst_label)):
-        out.append(Step(f"write {rel}", upsert_rels_query(rel, src_label, dst_label), rows,
-                        lambda r: {"src": r.src, "dst": r.dst, "key": r.key, "props": r.props}, rel_state, True))
+        yield Step(f"delete {rel}", delete_rels_query(rel, src_label, dst_label), rows,
+                   lambda r: {"src": r["src"], "key": r["key"], "dst": r["dst"]}, deleted, False)
+    for _, batch in work.records():
+        for (_, name, src_label, dst_label), items in _grouped(batch, diff.home):
+            if src_label is None:
+                yield Step(f"write {name}", upsert_nodes_query(name), items, lambda n: {"id": n.id, "props": n.props},
+                           node_state, True)
+            else:
+                yield Step(f"write {name}", upsert_rels_query(name, src_label, dst_label), items,
+                           lambda r: {"src": r.src, "dst": r.dst, "key": r.key, "props": r.props}, rel_state, True)
     for (label,), rows in _grouped(work.node_deletes, lambda r: (r["label"],)):
-        out.append(Step(f"delete {label}", delete_nodes_query(label), rows, lambda r: {"id": r["key"]}, deleted, False))
-    return out
+        yield Step(f"delete {label}", delete_nodes_query(label), rows, lambda r: {"id": r["key"]}, deleted, False)
 
 
 def encoded(dialect: Dialect, step: Step, item: Any, limit: int | None) -> tuple[dict[str, Any], int]:
@@ -473,7 +415,7 @@ def _apply(session: Any, dialect: Dialect, work: Plan, state: ExportState, batch
         row = {**step.journal(item), "reason": reason, "cause": cause}
         state.reject([row])
         rejected.append(row)
-        if row["kind"] == NODE and (NODE, row["key"]) not in state.rows:
+        if row["kind"] == NODE and not state.holds_node(row["key"]):
             lost[row["key"]] = reason
         done += 1
 
@@ -546,19 +488,30 @@ def ensure_schema(session: Any, dialect: Dialect, labels: list[str], rel_types: 
 
 def _bulk_state(state: ExportState, work: Plan, inexact: set[tuple[str, str]]) -> None:
     """The state after a bulk load: every row, but those the loader could not store exactly."""
+    import pyarrow.compute as pc
+
+    from lineage.export.state import STATE_COLUMNS
+
+    sent = work.sent()
+    if inexact:
+        sent = sent.filter(pc.invert(diff.among(sent, inexact)))
     state.forget()
-    state.hold([node_state(n) for n in work.node_upserts if (NODE, n.id) not in inexact])
-    state.hold([rel_state(r) for r in work.rel_upserts if (REL, r.key) not in inexact])
+    state.hold(sent.select(list(STATE_COLUMNS)))
 
 
 def _falkordb_bulk(session: Any, target: Target, redis_url: str | None, mode: str, work: Plan, state: ExportState,
                    wh: Warehouse, notes: list[str]) -> Plan:
     """Load ``work`` into an empty FalkorDB over its Redis port; what is left to send over Bolt."""
-    for node in work.node_upserts:
-        DIALECTS["falkordb"].check_id(node.id)
+    import pyarrow.compute as pc
+
+    sent = work.sent()
+    for key in sent.filter(pc.equal(sent.column("kind"), NODE)).column("key").to_pylist():
+        DIALECTS["falkordb"].check_id(key)
+    counts = Counter(sent.column("kind").to_pylist())
+    del sent
     directory = wh.exports / target_name(target.uri, target.database) / "falkordb-bulk"
     try:
-        files = bulk_path.falkordb_files(directory, work.node_upserts, work.rel_upserts)
+        files = bulk_path.falkordb_files(directory, work)
         client = bulk_path.open_redis(target.uri, redis_url, target.password,
                                       lambda probe: write(session, PROBE_WRITE, id=probe),
                                       lambda probe: write(session, PROBE_DELETE, id=probe), target.answer_seconds)
@@ -569,7 +522,7 @@ def _falkordb_bulk(session: Any, target: Target, redis_url: str | None, mode: st
         notes.append(f"bulk load not possible, exporting over Bolt: {exc}")
         return work
     try:
-        bulk_path.falkordb_load(client, directory, files, len(work.node_upserts), len(work.rel_upserts))
+        bulk_path.falkordb_load(client, directory, files, counts[NODE], counts[REL])
     finally:
         client.close()
     for statement, params, count in bulk_path.value_fixes(files):
@@ -577,12 +530,10 @@ def _falkordb_bulk(session: Any, target: Target, redis_url: str | None, mode: st
         if fixed != count:
             raise ExportError(f"{statement}: set {fixed} values, not {count}")
     _bulk_state(state, work, files.inexact)
-    notes.append(f"bulk-loaded {len(work.node_upserts)} nodes and {len(work.rel_upserts)} relationships with "
+    notes.append(f"bulk-loaded {counts[NODE]} nodes and {counts[REL]} relationships with "
                  "falkordb-bulk-loader" + (f"; {len(files.inexact)} row(s) it cannot store exactly were sent again "
                                            "over Bolt" if files.inexact else ""))
-    inexact = files.inexact
-    return replace(work, node_upserts=[n for n in work.node_upserts if (NODE, n.id) in inexact],
-                   rel_upserts=[r for r in work.rel_upserts if (REL, r.key) in inexact], node_deletes=[], rel_deletes=[])
+    return work.only(files.inexact)
 
 
 def _neo4j_import(wh: Warehouse, target: Target, state: ExportState, run_id: str, work: Plan, resumed: int,
@@ -591,7 +542,7 @@ def _neo4j_import(wh: Warehouse, target: Target, state: ExportState, run_id: str
     marker = {"id": MARKER_ID, "run_id": run_id, "warehouse": str(wh.root), "nodes": work.nodes,
               "relationships": work.relationships, "exported_at": datetime.now(timezone.utc).strftime(records.TIME_FORMAT)}
     directory = wh.exports / target_name(target.uri, target.database) / "neo4j-import"
-    files = bulk_path.neo4j_import(directory, work.node_upserts, work.rel_upserts, marker, target.database or "neo4j")
+    files = bulk_path.neo4j_import(directory, work, marker, target.database or "neo4j")
     schema = DIALECTS["neo4j"].schema(lambda query: [], [*work.labels, MARKER_LABEL], work.rel_types)
     (directory / "schema.cypher").write_text("".join(f"{statement};\n" for statement in schema), encoding="utf-8")
     _bulk_state(state, work, files.inexact)
@@ -610,18 +561,28 @@ def _result(target: Target, dialect: str, run_id: str, dry_run: bool, full: bool
             resumed: int, started: float, notes: list[str], rejected: list[dict[str, Any]] | None = None) -> ExportResult:
     """The counts of a run: written excludes what this run rejected; unchanged excludes the
     earlier rejections it skipped; ``rejected`` counts both."""
-    new = {(r["kind"], r["key"]) for r in rejected or ()}
+    fresh = {(r["kind"], r["key"]) for r in rejected or ()}
+    new = Counter((r["kind"], r["label"]) for r in rejected or () if r.get("digest") is not None)  # upserts, not deletes
+    upserted = work.upserted_counts()
+    sent: Counter[str] = Counter()
+    for (kind, _), n in upserted.items():
+        sent[kind] += n
     skipped = Counter(r["kind"] for r in work.skipped)
     return ExportResult(
         target=target.uri, database=target.database, dialect=dialect, run_id=run_id, dry_run=dry_run, full=full,
         nodes=work.nodes, relationships=work.relationships,
-        upserted_nodes=dict(sorted(Counter(n.label for n in work.node_upserts if (NODE, n.id) not in new).items())),
-        upserted_relationships=dict(sorted(Counter(r.type for r in work.rel_upserts if (REL, r.key) not in new).items())),
-        deleted_nodes=sum((NODE, r["key"]) not in new for r in work.node_deletes),
-        deleted_relationships=sum((REL, r["key"]) not in new for r in work.rel_deletes),
-        unchanged_nodes=work.nodes - len(work.node_upserts) - skipped[NODE],
-        unchanged_relationships=work.relationships - len(work.rel_upserts) - skipped[REL],
+        upserted_nodes=_written(upserted, new, NODE),
+        upserted_relationships=_written(upserted, new, REL),
+        deleted_nodes=sum((NODE, r["key"]) not in fresh for r in work.node_deletes),
+        deleted_relationships=sum((REL, r["key"]) not in fresh for r in work.rel_deletes),
+        unchanged_nodes=work.nodes - sent[NODE] - skipped[NODE],
+        unchanged_relationships=work.relationships - sent[REL] - skipped[REL],
         resumed_batches=resumed, batches=batches_written, seconds=round(time.monotonic() - started, 3), notes=notes,
-        rejected=len(work.skipped) + len(new), rejections=[named(r) for r in [*work.skipped, *(rejected or ())]],
+        rejected=len(work.skipped) + len(fresh), rejections=[named(r) for r in [*work.skipped, *(rejected or ())]],
     )
 
+
+def _written(upserted: Counter[tuple[str, str]], rejected: Counter[tuple[str, str]], kind: str) -> dict[str, int]:
+    """Records of ``kind`` upserted per label (or type), less those this run rejected."""
+    out = {label: n - rejected[(kind, label)] for (k, label), n in upserted.items() if k == kind}
+    return dict(sorted((label, n) for label, n in out.items() if n))

@@ -127,24 +127,32 @@ def check_type(rel: str) -> str:
     return rel
 
 
-def _table(path: Path) -> Any:
-    import pyarrow.compute as pc
-    import pyarrow.parquet as pq
+BATCH_ROWS = 20_000
+"""Rows of a dataset decoded at a time: the export holds one batch of records, never the graph
+(the whole graph as records was 3.5 GB at 10^6 events)."""
+
+
+def _batches(path: Path) -> Iterator[Any]:
+    """The dataset at ``path`` a record batch at a time, always in the same order (its files, then
+    their row groups: no threads), timestamps as fixed-width strings; a second read of the same
+    files gives the same rows at the same positions."""
     import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
 
-    table = pq.read_table(str(path))
-    for i, field in enumerate(table.schema):
-        if pa.types.is_timestamp(field.type):
-            table = table.set_column(i, field.name, pc.strftime(table.column(i), format=TIME_FORMAT))
-    return table
+    for batch in ds.dataset(str(path), format="parquet").to_batches(batch_size=BATCH_ROWS, use_threads=False):
+        for i, field in enumerate(batch.schema):
+            if pa.types.is_timestamp(field.type):
+                batch = batch.set_column(i, field.name, pc.strftime(batch.column(i), format=TIME_FORMAT))
+        if batch.num_rows:
+            yield batch
 
 
-def _rows(path: Path) -> Iterator[dict[str, Any]]:
-    for batch in _table(path).to_batches(max_chunksize=50_000):
-        for row in batch.to_pylist():
-            props = row.get("properties")
-            row["properties"] = dict(props) if props else {}
-            yield row
+def _rows(batch: Any) -> Iterator[dict[str, Any]]:
+    for row in batch.to_pylist():
+        props = row.get("properties")
+        row["properties"] = dict(props) if props else {}
+        yield row
 
 
 def change_effect(change: dict[str, Any]) -> str:
@@ -163,28 +171,81 @@ def change_effect(change: dict[str, Any]) -> str:
     return effect
 
 
+def _vertex(v: dict[str, Any]) -> Node:
+    props = flat({k: v.get(k) for k in VERTEX_CORE}, v["properties"], VERTEX_CORE)
+    return Node(check_label(v["label"]), v["id"], props, digest(props))
+
+
+def _edge(e: dict[str, Any]) -> Rel:
+    key = edge_key(e["src"], e["relationship"], e["dst"], e["qualifier"], e["valid_from"])
+    core = {"key": key, **{k: e.get(k) for k in EDGE_CORE if k != "key"}}
+    props = flat(core, e["properties"], (*EDGE_CORE, "relationship"))
+    return Rel(check_type(e["relationship"]), key, check_label(e["src_label"]), e["src"],
+               check_label(e["dst_label"]), e["dst"], props, digest(props))
+
+
+def _change(c: dict[str, Any]) -> Node:
+    core = {"id": c["change_id"], **{k: c.get(k) for k in CHANGE_CORE if k != "id"}}  # change_id: also by name
+    core["effect"] = change_effect(c)
+    props = flat(core, c["properties"], CHANGE_CORE)
+    return Node(CHANGE_LABEL, c["change_id"], props, digest(props))
+
+
+def _link(c: dict[str, Any]) -> Rel:
+    link = {"key": c["change_id"]}
+    return Rel(CHANGES_REL, c["change_id"], CHANGE_LABEL, c["change_id"], check_label(c["entity_label"]),
+               c["entity_id"], link, digest(link))
+
+
+STREAMS: tuple[tuple[str, Callable[[dict[str, Any]], Any]], ...] = (
+    ("vertices", _vertex), ("changes", _change), ("edges", _edge), ("changes", _link))
+"""The graph's records in write order, one record per row of a dataset: its vertices, the Change
+records as nodes, its edge intervals, one CHANGES per Change record (every node before any
+relationship, so a relationship's MATCH finds both ends)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """The datasets of one built generation, read a batch at a time as :data:`STREAMS`' records."""
+
+    paths: tuple[Path, ...]
+
+    @classmethod
+    def of(cls, warehouse: str | Path) -> "Source":
+        wh = built(warehouse, "vertices", "edges", "changes")
+        return cls(tuple(getattr(wh, dataset) for dataset, _ in STREAMS))
+
+    def batches(self, wanted: "Callable[[int], Any] | None" = None) -> Iterator[tuple[int, list[Any]]]:
+        """``(stream, records)`` per batch of rows; ``wanted(stream)``, when given, is a boolean
+        array over that stream's rows: only those rows become records, and a stream with none is
+        not read."""
+        import pyarrow as pa
+
+        for stream, (path, (_, record)) in enumerate(zip(self.paths, STREAMS)):
+            mask = wanted(stream) if wanted else None
+            if mask is not None and not mask.any():
+                continue
+            first = 0
+            for batch in _batches(path):
+                part = None if mask is None else mask[first:first + batch.num_rows]
+                first += batch.num_rows
+                if part is not None and not part.all():
+                    if not part.any():
+                        continue
+                    batch = batch.filter(pa.array(part))
+                yield stream, [record(r) for r in _rows(batch)]
+
+    def records(self) -> Iterator[Any]:
+        for _, batch in self.batches():
+            yield from batch
+
+
 def graph(warehouse: str | Path) -> tuple[list[Node], list[Rel]]:
-    """The built graph as nodes (vertices, then Change records) and relationships (edge
-    intervals, then one CHANGES per Change record); each dataset is read once."""
-    wh = built(warehouse, "vertices", "edges", "changes")
+    """The whole built graph as nodes (vertices, then Change records) and relationships (edge
+    intervals, then one CHANGES per Change record): for small graphs and tests; the export reads
+    it a batch at a time (:class:`Source`)."""
     nodes: list[Node] = []
     rels: list[Rel] = []
-    for v in _rows(wh.vertices):
-        core = {k: v.get(k) for k in VERTEX_CORE}
-        props = flat(core, v["properties"], VERTEX_CORE)
-        nodes.append(Node(check_label(v["label"]), v["id"], props, digest(props)))
-    for e in _rows(wh.edges):
-        key = edge_key(e["src"], e["relationship"], e["dst"], e["qualifier"], e["valid_from"])
-        core = {"key": key, **{k: e.get(k) for k in EDGE_CORE if k != "key"}}
-        props = flat(core, e["properties"], (*EDGE_CORE, "relationship"))
-        rels.append(Rel(check_type(e["relationship"]), key, check_label(e["src_label"]), e["src"],
-                        check_label(e["dst_label"]), e["dst"], props, digest(props)))
-    for c in _rows(wh.changes):
-        core = {"id": c["change_id"], **{k: c.get(k) for k in CHANGE_CORE if k != "id"}}  # change_id: also by name
-        core["effect"] = change_effect(c)
-        props = flat(core, c["properties"], CHANGE_CORE)
-        nodes.append(Node(CHANGE_LABEL, c["change_id"], props, digest(props)))
-        link = {"key": c["change_id"]}
-        rels.append(Rel(CHANGES_REL, c["change_id"], CHANGE_LABEL, c["change_id"], check_label(c["entity_label"]),
-                        c["entity_id"], link, digest(link)))
+    for item in Source.of(warehouse).records():
+        (nodes if isinstance(item, Node) else rels).append(item)
     return nodes, rels
