@@ -114,8 +114,9 @@ class Plan:
 
     def upserted_counts(self) -> Counter[tuple[str, str]]:
         """(kind, label or type) -> records this run upserts."""
-        sent = self.sent()
-        return Counter(zip(sent.column("kind").to_pylist(), sent.column("label").to_pylist()))
+        counted = self.sent().group_by(["kind", "label"]).aggregate([([], "count_all")])
+        return Counter({(k, label): n for k, label, n in zip(*(counted.column(c).to_pylist()
+                                                                for c in ("kind", "label", "count_all")))})
 
     def records(self) -> Iterator[tuple[int, list[Node | Rel]]]:
         """The records this run upserts, a batch at a time (the second read of the graph)."""
@@ -144,7 +145,9 @@ def among(table: Any, keys: set[tuple[str, str]]) -> Any:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    mask = pa.array([False] * table.num_rows) if table.num_rows else pa.array([], pa.bool_())
+    import numpy as np
+
+    mask = pa.array(np.zeros(table.num_rows, dtype=bool))
     for kind in {k for k, _ in keys}:
         wanted = pa.array(sorted(key for k, key in keys if k == kind), pa.string())
         mask = pc.or_(mask, pc.and_(pc.equal(table.column("kind"), kind), pc.is_in(table.column("key"), value_set=wanted)))

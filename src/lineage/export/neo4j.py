@@ -507,7 +507,7 @@ def _falkordb_bulk(session: Any, target: Target, redis_url: str | None, mode: st
     sent = work.sent()
     for key in sent.filter(pc.equal(sent.column("kind"), NODE)).column("key").to_pylist():
         DIALECTS["falkordb"].check_id(key)
-    counts = Counter(sent.column("kind").to_pylist())
+    counts = Counter({row["values"]: row["counts"] for row in pc.value_counts(sent.column("kind")).to_pylist()})
     del sent
     directory = wh.exports / target_name(target.uri, target.database) / "falkordb-bulk"
     try:
