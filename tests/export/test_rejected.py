@@ -215,3 +215,19 @@ def test_the_state_keeps_the_last_word_on_each_record(tmp_path):
     saved = ExportState.load(tmp_path / "target")
     assert {k: r["digest"] for k, r in saved.rows.items()} == {("node", "a"): "2", ("rel", "a"): "9", ("node", "d"): "4"}
     assert saved.rows[("rel", "a")]["src"] == "a" and saved.run_id == "run-1"
+
+
+def test_a_journal_line_cut_before_its_newline_is_dropped_not_joined_to_the_next(tmp_path):
+    """A batch whose JSON was written but not its newline is cut off on load (the server has it;
+    the next run's MERGE sends it again harmlessly), so the resumed run's batches stay readable."""
+    state = ExportState.load(tmp_path / "target")
+    state.record([{"kind": "node", "key": "a", "label": "Table", "digest": "1"}])
+    state.close()
+    with state.journal_path.open("a", encoding="utf-8") as cut:
+        cut.write(json.dumps({"rows": [{"kind": "node", "key": "b", "label": "Table", "digest": "2"}]}))
+    resumed = ExportState.load(tmp_path / "target")
+    assert resumed.journaled == 1 and not resumed.holds_node("b")
+    resumed.record([{"kind": "node", "key": "c", "label": "Table", "digest": "3"}])
+    resumed.close()
+    again = ExportState.load(tmp_path / "target")
+    assert again.journaled == 2 and again.holds_node("a") and again.holds_node("c")

@@ -138,6 +138,8 @@ class ExportState:
         with self.journal_path.open("rb") as handle:
             handle.seek(start)
             for line in handle:
+                if not line.endswith(b"\n"):
+                    break  # cut mid-write, even where what was written parses: the next line would join it
                 try:
                     batch = json.loads(line)
                 except (json.JSONDecodeError, UnicodeDecodeError):
