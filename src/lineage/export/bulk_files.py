@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Union
 
-from lineage.export.records import MARKER_LABEL, Node, Rel, check_label, check_type
+from lineage.export.records import MARKER_LABEL, Home, Node, Rel, check_label, check_type, home
 from lineage.export.state import NODE, REL
 
 Item = Union[Node, Rel]
@@ -59,10 +59,6 @@ def value_type(key: str, value: Any) -> str:
     if kind is None or (kind == "string[]" and not all(isinstance(v, str) for v in value)):
         raise BulkFileError(f"property {key!r}: no bulk-import type for {value!r}")
     return kind
-
-
-Home = tuple[str, str, Union[str, None], Union[str, None]]
-"""(kind, label or type, start label, end label): the rows one file (or its variants) holds."""
 
 
 @dataclass
@@ -99,13 +95,13 @@ class Files:
                  opened: Callable[[Path, Group], Any]) -> None:
         self.directory, self.opened = directory, opened
         self.layout: dict[Home, tuple[list[tuple[str, str]], list[str]]] = {}
-        for home, props in types.items():
-            identity = "id" if home[0] == NODE else "key"
+        for where, props in types.items():
+            identity = "id" if where[0] == NODE else "key"
             kinds = {k: {_type_name(k, t) for t in ts} for k, ts in props.items()}
             mixed = sorted(k for k, t in kinds.items() if len(t) > 1)
             fixed = [(k, next(iter(t))) for k, t in sorted(kinds.items(), key=lambda kv: (kv[0] != identity, kv[0]))
                      if k not in mixed]
-            self.layout[home] = (fixed, mixed)
+            self.layout[where] = (fixed, mixed)
         self.files: dict[tuple[Home, tuple[str | None, ...]], tuple[Group, Path, Any]] = {}
         self.rows = 0
 
@@ -125,8 +121,8 @@ class Files:
     def close(self, prefix: Callable[[Group], str]) -> list[tuple[Group, Path]]:
         """Close every file and give it its name (``prefix(group)`` + stem + ``.csv``), in home order."""
         out = []
-        for home in sorted({h for h, _ in self.files}, key=lambda h: tuple(x or "" for x in h)):
-            variants = [(sig, entry) for (h, sig), entry in self.files.items() if h == home]
+        for where in sorted({h for h, _ in self.files}, key=lambda h: tuple(x or "" for x in h)):
+            variants = [(sig, entry) for (h, sig), entry in self.files.items() if h == where]
             for n, (_, (group, path, handle)) in enumerate(sorted(variants, key=lambda v: repr(v[0]))):
                 handle.close()
                 group.variant = n
@@ -203,7 +199,7 @@ def write_neo4j_import(directory: Path, items: Iterable[Item], types: dict[Home,
     files = Files(directory, {**types, marker_home: {k: {type(v)} for k, v in marker.items()}},
                   lambda path, group: path.open("w", encoding="utf-8", newline=""))
     for item in _then(items, marker_node):
-        group, out = files.group(_home(item), item.props)
+        group, out = files.group(home(item), item.props)
         if isinstance(item, Node):
             row = [_quoted(item.id), *(_cell(result, item, item.props.get(k), delimiter) for k, _ in group.columns
                                        if k != "id"), item.label]
@@ -230,10 +226,6 @@ def write_neo4j_import(directory: Path, items: Iterable[Item], types: dict[Home,
 def _then(items: Iterable[Item], last: Item) -> Iterator[Item]:
     yield from items
     yield last
-
-
-def _home(item: Item) -> Home:
-    return (NODE, item.label, None, None) if isinstance(item, Node) else (REL, item.type, item.src_label, item.dst_label)
 
 
 def _cell(result: Any, item: Item, value: Any, delimiter: str) -> str:
@@ -353,7 +345,7 @@ def write_falkordb_csvs(directory: Path, items: Iterable[Item], types: dict[Home
 
     files = Files(directory, types, opened)
     for item in items:
-        group, out = files.group(_home(item), item.props)
+        group, out = files.group(home(item), item.props)
         if isinstance(item, Node):
             # an id the loader changed could not be found again by the Bolt export's MERGE
             if not falkordb_string_exact(item.id, encoding):

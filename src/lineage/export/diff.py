@@ -15,14 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from lineage.export.records import Node, Rel, Source
+from lineage.export.records import Home, Node, Rel, Source, home
 from lineage.export.state import ENDPOINT, NODE, REL, STATE_COLUMNS, ExportState
 
 INDEX_COLUMNS = ("stream", "row", *STATE_COLUMNS)
-Home = tuple[str, str, "str | None", "str | None"]
-"""Where a record lives in the bulk files: (kind, label or type, start label, end label)."""
-
-
 class MissingEndpoint(ValueError):
     """A relationship whose end is no node of the graph (the graph is inconsistent)."""
 
@@ -34,10 +30,6 @@ def node_state(node: Node) -> dict[str, Any]:
 def rel_state(rel: Rel) -> dict[str, Any]:
     return {"kind": REL, "key": rel.key, "label": rel.type, "src_label": rel.src_label, "src": rel.src,
             "dst_label": rel.dst_label, "dst": rel.dst, "digest": rel.digest}
-
-
-def home(item: Node | Rel) -> Home:
-    return (NODE, item.label, None, None) if isinstance(item, Node) else (REL, item.type, item.src_label, item.dst_label)
 
 
 @dataclass
@@ -56,8 +48,6 @@ def survey(source: Source) -> Survey:
     """One read of the graph keeping only what the diff and the bulk files' headers need."""
     import pyarrow as pa
 
-    from lineage.export.state import STATE_COLUMNS as COLUMNS
-
     parts, rows = [], [0] * len(source.paths)
     types: dict[Home, dict[str, set[type]]] = {}
     chars: set[str] = set()
@@ -67,7 +57,7 @@ def survey(source: Source) -> Survey:
         rows[stream] += len(batch)
         columns = {"stream": pa.array([stream] * len(batch), pa.int8()),
                    "row": pa.array(range(first, first + len(batch)), pa.int64())}
-        columns.update({c: pa.array([s.get(c) for s in states], pa.string()) for c in COLUMNS})
+        columns.update({c: pa.array([s.get(c) for s in states], pa.string()) for c in STATE_COLUMNS})
         parts.append(pa.table(columns))
         for item in batch:
             seen = types.setdefault(home(item), {})
@@ -75,7 +65,7 @@ def survey(source: Source) -> Survey:
                 seen.setdefault(key, set()).add(type(value))
                 if type(value) is list:
                     chars.update(ch for element in value for ch in str(element))
-    schema = pa.schema([("stream", pa.int8()), ("row", pa.int64()), *((c, pa.string()) for c in COLUMNS)])
+    schema = pa.schema([("stream", pa.int8()), ("row", pa.int64()), *((c, pa.string()) for c in STATE_COLUMNS)])
     index = pa.concat_tables(parts) if parts else schema.empty_table()
     return Survey(index, rows, types, chars)
 

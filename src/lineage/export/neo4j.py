@@ -365,7 +365,7 @@ def steps(work: Plan) -> Iterator[Step]:
         yield Step(f"delete {rel}", delete_rels_query(rel, src_label, dst_label), rows,
                    lambda r: {"src": r["src"], "key": r["key"], "dst": r["dst"]}, deleted, False)
     for _, batch in work.records():
-        for (_, name, src_label, dst_label), items in _grouped(batch, diff.home):
+        for (_, name, src_label, dst_label), items in _grouped(batch, records.home):
             if src_label is None:
                 yield Step(f"write {name}", upsert_nodes_query(name), items, lambda n: {"id": n.id, "props": n.props},
                            node_state, True)

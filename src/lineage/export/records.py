@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from lineage import ids
+from lineage.export.state import NODE, REL
 from lineage.graph.api import built
 
 CHANGE_LABEL = "Change"
@@ -61,6 +62,15 @@ class Rel:
     dst: str
     props: dict[str, Any]
     digest: str
+
+
+Home = tuple[str, str, "str | None", "str | None"]
+"""Where a record lives: (``node`` or ``rel``, label or type, start label, end label); the Bolt
+statements and the bulk files are grouped by it."""
+
+
+def home(item: Node | Rel) -> Home:
+    return (NODE, item.label, None, None) if isinstance(item, Node) else (REL, item.type, item.src_label, item.dst_label)
 
 
 class VocabularyError(ValueError):
