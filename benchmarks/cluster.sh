@@ -13,7 +13,8 @@
 # LINEAGE_CLUSTER_PORT (7077), LINEAGE_CLUSTER_UI_PORT (8080), LINEAGE_CLUSTER_WORKER_UI_PORT (8081; the
 # next workers take the ports after it), LINEAGE_CLUSTER_WORKERS (1), LINEAGE_CLUSTER_CORES (per worker, 2),
 # LINEAGE_CLUSTER_MEMORY (per worker: its own memory limit, 2g), LINEAGE_CLUSTER_TIMEOUT (90 s),
-# LINEAGE_DRIVER_MEMORY / LINEAGE_EXECUTOR_MEMORY (spark-submit, 1g each).
+# LINEAGE_DRIVER_MEMORY / LINEAGE_EXECUTOR_MEMORY (spark-submit, 1g each); SPARK_CONF_DIR (submit: the job's
+# conf dir, with its log4j2.properties and any spark-defaults.conf; default src/lineage/conf).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 HOST=127.0.0.1
@@ -167,7 +168,7 @@ submit() {
   jar="$(lineage_py 'from lineage.spark import graphframes_jar; print(graphframes_jar())')"
   zip="$(lineage_py 'from lineage.spark import package_zip; print(package_zip())')"
   # The jar goes on --py-files too: it carries the graphframes Python package for the driver.
-  env -u PYTHONPATH SPARK_HOME="$SPARK_HOME" SPARK_CONF_DIR="$ROOT/src/lineage/conf" SPARK_LOCAL_IP="$HOST" \
+  env -u PYTHONPATH SPARK_HOME="$SPARK_HOME" SPARK_CONF_DIR="${SPARK_CONF_DIR:-$ROOT/src/lineage/conf}" SPARK_LOCAL_IP="$HOST" \
     PYSPARK_PYTHON="${PYSPARK_PYTHON:-$PY}" \
     "$SPARK_HOME/bin/spark-submit" --master "$MASTER_URL" --name "lineage ${1:-}" \
     --driver-memory "${LINEAGE_DRIVER_MEMORY:-1g}" --executor-memory "${LINEAGE_EXECUTOR_MEMORY:-1g}" \

@@ -55,14 +55,9 @@ def spark(request):
     )
     os.environ.setdefault("LINEAGE_SHUFFLE_PARTITIONS", "2")
     from lineage.spark import get_spark
+    from smalldata import SPARK_CONF
 
-    # Test data is tiny, so fixed costs per query dominate: adaptive execution re-plans every
-    # shuffle, and generated code is compiled (Janino) for every new plan. Interpreted evaluation
-    # gives the same rows (Spark's own suites run both modes) at about half the time per fold here.
-    session = get_spark("lineage-tests", **{
-        "spark.default.parallelism": "2", "spark.sql.adaptive.enabled": "false",
-        "spark.sql.codegen.wholeStage": "false", "spark.sql.codegen.factoryMode": "NO_CODEGEN",
-    })
+    session = get_spark("lineage-tests", **SPARK_CONF)  # tuned for tiny data: see tests/smalldata.py
     yield session
     session.stop()
 

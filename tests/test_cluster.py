@@ -6,7 +6,8 @@ build`` and ``lineage blast-radius --engine spark`` run on it with ``--spark-mas
 same graph and the same blast radius as local[2]. Two things a single machine would hide are made
 visible: the cluster's Python has every dependency but not ``lineage`` (so the executors run only
 what the job ships them), and the worker runs in another time zone (so the executors' zone must
-not leak into the times of the facts).
+not leak into the times of the facts). The jobs run with the test session's settings for tiny data
+(``tests/smalldata.py``, as a ``spark-defaults.conf`` in their ``SPARK_CONF_DIR``), as local[2] does.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 import pytest
 
 import lineage
+from smalldata import conf_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "benchmarks" / "cluster.sh"
@@ -82,7 +84,8 @@ def cluster(tmp_path_factory, bare_python) -> Iterator[Cluster]:
         assert up.returncode == 0, f"benchmarks/cluster.sh up failed (Java? ports?):\n{up.stderr}"
         status = subprocess.run([str(SCRIPT), "status"], env=env, capture_output=True, text=True, timeout=60)
         assert status.returncode == 0 and "ALIVE 1" in status.stderr, status.stderr
-        yield Cluster(f"spark://127.0.0.1:{port}", {**env, "PYSPARK_PYTHON": str(bare_python)})
+        yield Cluster(f"spark://127.0.0.1:{port}", {**env, "PYSPARK_PYTHON": str(bare_python),
+                                                     "SPARK_CONF_DIR": str(conf_dir(tmp_path_factory.mktemp("spark-conf")))})
     finally:
         down = subprocess.run([str(SCRIPT), "down"], env=env, capture_output=True, text=True, timeout=120)
         assert down.returncode == 0, down.stderr

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pyarrow.dataset as ds
 import pytest
+from smalldata import conf_dir
 
 pytestmark = pytest.mark.spark
 
@@ -30,9 +31,21 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 DATASETS = ("events", "quarantine", "facts", "facts_extracted", "graph/vertices", "graph/edges", "graph/changes")
 
 
+SMALL_DATA: dict[str, str] = {}  # SPARK_CONF_DIR of the test session's settings for tiny data (tests/smalldata.py)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _small_data_spark(tmp_path_factory):
+    """The `lineage` processes this module starts run Spark as the test session does."""
+    SMALL_DATA["SPARK_CONF_DIR"] = str(conf_dir(tmp_path_factory.mktemp("spark-conf")))
+    yield
+    SMALL_DATA.clear()
+
+
 def cli_env(**extra: str) -> dict[str, str]:
     env = dict(os.environ, PYTHONPATH=f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-               LINEAGE_SHUFFLE_PARTITIONS="2", LINEAGE_DRIVER_MEMORY=os.environ.get("LINEAGE_DRIVER_MEMORY", "1g"))
+               LINEAGE_SHUFFLE_PARTITIONS="2", LINEAGE_DRIVER_MEMORY=os.environ.get("LINEAGE_DRIVER_MEMORY", "1g"),
+               **SMALL_DATA)
     env.update(extra)
     return env
 
