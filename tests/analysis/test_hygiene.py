@@ -91,9 +91,22 @@ def _run(request, warehouse: Path, engine: str, **options):
 ENGINES = ["local", pytest.param("spark", marks=pytest.mark.spark)]
 
 
+@pytest.fixture(scope="module")
+def hand_answers(request, hand_warehouse):
+    """Each engine's answer on the hand-made warehouse (``as_of=T, top=20``), asked once: the tests
+    of one engine and the comparison of both read the same answers."""
+    answers: dict[str, object] = {}
+
+    def of(engine: str):
+        if engine not in answers:
+            answers[engine] = _run(request, hand_warehouse, engine, as_of=T, top=20)
+        return answers[engine]
+    return of
+
+
 @pytest.fixture(scope="module", params=ENGINES)
-def hand(request, hand_warehouse):
-    return _run(request, hand_warehouse, request.param, as_of=T, top=20)
+def hand(request, hand_answers):
+    return hand_answers(request.param)
 
 
 def test_unused_tables_are_written_in_the_window_and_read_by_nothing(hand):
@@ -150,9 +163,8 @@ def test_importance_ranks_downstream_tables_first_and_names_owners(hand):
 
 
 @pytest.mark.spark
-def test_both_engines_agree_on_the_hand_made_warehouse(request, hand_warehouse):
-    local, spark = (_run(request, hand_warehouse, e, as_of=T, top=20) for e in ("local", "spark"))
-    _same(local, spark)
+def test_both_engines_agree_on_the_hand_made_warehouse(hand_answers):
+    _same(hand_answers("local"), hand_answers("spark"))
 
 
 def _same(local, spark, top: int = 20) -> None:
