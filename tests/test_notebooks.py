@@ -8,6 +8,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from smalldata import conf_dir
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
 
@@ -30,6 +31,8 @@ def test_committed_without_outputs(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_runs_top_to_bottom_on_a_generated_platform(path, generated, monkeypatch, tmp_path):
     monkeypatch.setenv("LINEAGE_WAREHOUSE", str(generated.warehouse))
+    # a notebook that starts Spark (04) runs it as the test session does (tests/smalldata.py)
+    monkeypatch.setenv("SPARK_CONF_DIR", str(conf_dir(tmp_path / "spark-conf")))
     nb = nbformat.read(path, as_version=4)
     # any error in any cell raises CellExecutionError naming the cell and the traceback
     NotebookClient(nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
