@@ -3,8 +3,8 @@
 Adaptive execution re-plans every shuffle, and generated code is compiled (Janino) for every new
 plan. Interpreted evaluation gives the same rows (Spark's own suites run both modes) at about half
 the time per fold here. The test session uses them (``conftest.spark``), and so do the jobs the
-cluster test runs on a standalone cluster and the killed ``lineage`` processes of the fault tests
-(``test_cluster``, ``test_faults``: :func:`conf_dir`).
+cluster test runs on a standalone cluster, the ``lineage`` processes of the fault tests and the
+notebook kernels (``test_cluster``, ``test_faults``, ``test_notebooks``: :func:`conf_dir`).
 """
 
 import shutil
