@@ -56,6 +56,11 @@ class BoltServer:
     def uri(self) -> str:
         return f"bolt://127.0.0.1:{self.bolt_port}"
 
+    @property
+    def redis_url(self) -> str:
+        """The same server's Redis port (``export --redis-url``: the bulk path loads through it)."""
+        return f"redis://127.0.0.1:{self.redis_port}"
+
     def driver(self) -> Any:
         from neo4j import GraphDatabase
 

@@ -195,7 +195,7 @@ def platform_graph(platform, tmp_path_factory):
 
     def load(server) -> None:
         done = export(platform.warehouse, Target(server.uri), batch_size=1000,
-                      redis_url=f"redis://127.0.0.1:{server.redis_port}")
+                      redis_url=server.redis_url)
         assert done.method == "falkordb-bulk-loader" and done.nodes + done.relationships >= BULK_MIN_ROWS, done
         export_impact(platform.warehouse, Target(server.uri), engine="local")
 

@@ -26,12 +26,8 @@ from lineage.export.state import target_name
 pytestmark = pytest.mark.spark
 
 
-def redis(server) -> str:
-    return f"redis://127.0.0.1:{server.redis_port}"
-
-
 def bulk_export(warehouse: Path, server, **options):
-    return export(warehouse, Target(server.uri), bulk=options.pop("bulk", "always"), redis_url=redis(server), **options)
+    return export(warehouse, Target(server.uri), bulk=options.pop("bulk", "always"), redis_url=server.redis_url, **options)
 
 
 def state_keys(warehouse: Path, uri: str) -> set[tuple[str, str]]:
@@ -58,7 +54,7 @@ def test_bulk_load_holds_exactly_the_parquet_graph_then_exports_incrementally(bo
     assert ("Table", "id") in indexed and ("FEEDS", "key") in indexed
 
     before = held(bolt)
-    again = export(demo_copy, Target(bolt.uri), redis_url=redis(bolt))  # auto: the target is not empty now
+    again = export(demo_copy, Target(bolt.uri), redis_url=bolt.redis_url)  # auto: the target is not empty now
     assert again.method == "bolt" and again.batches == 0
     assert again.upserted_nodes == {} and again.upserted_relationships == {}
     assert "the target is up to date: nothing was sent" in again.notes
@@ -75,7 +71,7 @@ def test_after_a_bulk_load_a_changed_graph_sends_only_the_change(bolt, tmp_path)
     vertices, edges = later_build(vertices, edges)
     write_graph(warehouse, vertices, edges)
 
-    result = export(warehouse, Target(bolt.uri), redis_url=redis(bolt))
+    result = export(warehouse, Target(bolt.uri), redis_url=bolt.redis_url)
     assert result.method == "bolt"
     assert result.upserted_nodes == {"Table": 2}
     assert result.upserted_relationships == {"FEEDS": 2}
@@ -112,21 +108,21 @@ def test_hostile_values_are_bulk_loaded_exactly(bolt, tmp_path):
     assert result.batches > 0 and any("cannot store exactly were sent again over Bolt" in n for n in result.notes)
     resent = int(next(n for n in result.notes if "sent again" in n).split("; ")[1].split(" ")[0])
     assert 0 < resent < result.nodes + result.relationships
-    assert export(warehouse, Target(bolt.uri), redis_url=redis(bolt)).batches == 0
+    assert export(warehouse, Target(bolt.uri), redis_url=bolt.redis_url).batches == 0
 
 
 def test_auto_picks_the_bulk_path_only_for_an_empty_database(bolt, tmp_path):
     warehouse = tmp_path / "warehouse"
     vertices, edges = lineage_graph(tables=20, jobs=20, users=3)
     write_graph(warehouse, vertices, edges)
-    small = export(warehouse, Target(bolt.uri), redis_url=redis(bolt))  # under bulk_min_rows: Bolt
+    small = export(warehouse, Target(bolt.uri), redis_url=bolt.redis_url)  # under bulk_min_rows: Bolt
     assert small.method == "bolt" and small.batches > 0
     bolt.wipe()
-    first = export(warehouse, Target(bolt.uri), redis_url=redis(bolt), bulk_min_rows=0)
+    first = export(warehouse, Target(bolt.uri), redis_url=bolt.redis_url, bulk_min_rows=0)
     assert first.method == "falkordb-bulk-loader" and first.full
     assert held(bolt) == expected(warehouse)
     # not empty any more: auto goes over Bolt even with --full, always refuses
-    assert export(warehouse, Target(bolt.uri), redis_url=redis(bolt), bulk_min_rows=0, full=True).method == "bolt"
+    assert export(warehouse, Target(bolt.uri), redis_url=bolt.redis_url, bulk_min_rows=0, full=True).method == "bolt"
     with pytest.raises(ExportError, match="--bulk always needs an empty database"):
         bulk_export(warehouse, bolt)
     assert held(bolt) == expected(warehouse)
@@ -138,8 +134,8 @@ def test_a_redis_port_of_another_server_is_never_loaded(bolt, tmp_path):
     other = boltserver.start(tmp_path / "other")
     try:
         with pytest.raises(ExportError, match="is not the FalkorDB server behind"):
-            export(warehouse, Target(bolt.uri), bulk="always", redis_url=redis(other))
-        result = export(warehouse, Target(bolt.uri), bulk_min_rows=0, redis_url=redis(other))  # auto: Bolt instead
+            export(warehouse, Target(bolt.uri), bulk="always", redis_url=other.redis_url)
+        result = export(warehouse, Target(bolt.uri), bulk_min_rows=0, redis_url=other.redis_url)  # auto: Bolt instead
         assert result.method == "bolt" and any("bulk load not possible" in n for n in result.notes)
         assert other.query("MATCH (n) RETURN count(n) AS n") == [{"n": 0}]
     finally:
@@ -397,4 +393,4 @@ def test_hostile_values_read_four_rows_at_a_time_are_bulk_loaded_exactly(bolt, t
     warehouse = hostile_graph(tmp_path / "warehouse")
     result = bulk_export(warehouse, bolt)
     assert result.method == "falkordb-bulk-loader" and held(bolt) == expected(warehouse)
-    assert export(warehouse, Target(bolt.uri), redis_url=redis(bolt)).batches == 0
+    assert export(warehouse, Target(bolt.uri), redis_url=bolt.redis_url).batches == 0
