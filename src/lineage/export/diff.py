@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -19,6 +20,17 @@ from lineage.export.records import Home, Node, Rel, Source, home
 from lineage.export.state import ENDPOINT, NODE, REL, STATE_COLUMNS, ExportState
 
 INDEX_COLUMNS = ("stream", "row", *STATE_COLUMNS)
+"""A survey's index: the stream and row of each record (where the second read finds it), its state."""
+
+
+def index_schema() -> Any:
+    """The Arrow schema of :data:`INDEX_COLUMNS`."""
+    import pyarrow as pa
+
+    kinds = {"stream": pa.int8(), "row": pa.int64()}
+    return pa.schema([(c, kinds.get(c, pa.string())) for c in INDEX_COLUMNS])
+
+
 class MissingEndpoint(ValueError):
     """A relationship whose end is no node of the graph (the graph is inconsistent)."""
 
@@ -48,6 +60,7 @@ def survey(source: Source) -> Survey:
     """One read of the graph keeping only what the diff and the bulk files' headers need."""
     import pyarrow as pa
 
+    schema = index_schema()
     parts, rows = [], [0] * len(source.paths)
     types: dict[Home, dict[str, set[type]]] = {}
     chars: set[str] = set()
@@ -55,17 +68,15 @@ def survey(source: Source) -> Survey:
         states = [node_state(item) if isinstance(item, Node) else rel_state(item) for item in batch]
         first = rows[stream]
         rows[stream] += len(batch)
-        columns = {"stream": pa.array([stream] * len(batch), pa.int8()),
-                   "row": pa.array(range(first, first + len(batch)), pa.int64())}
-        columns.update({c: pa.array([s.get(c) for s in states], pa.string()) for c in STATE_COLUMNS})
-        parts.append(pa.table(columns))
+        columns = {"stream": [stream] * len(batch), "row": range(first, first + len(batch)),
+                   **{c: [s.get(c) for s in states] for c in STATE_COLUMNS}}
+        parts.append(pa.table({c: pa.array(columns[c], schema.field(c).type) for c in INDEX_COLUMNS}, schema=schema))
         for item in batch:
             seen = types.setdefault(home(item), {})
             for key, value in item.props.items():
                 seen.setdefault(key, set()).add(type(value))
                 if type(value) is list:
                     chars.update(ch for element in value for ch in str(element))
-    schema = pa.schema([("stream", pa.int8()), ("row", pa.int64()), *((c, pa.string()) for c in STATE_COLUMNS)])
     index = pa.concat_tables(parts) if parts else schema.empty_table()
     return Survey(index, rows, types, chars)
 
@@ -95,8 +106,10 @@ class Plan:
     def total(self) -> int:
         return self.upserts + len(self.node_deletes) + len(self.rel_deletes)
 
+    @cached_property
     def sent(self) -> Any:
-        """The index rows this run upserts (Arrow)."""
+        """The index rows this run upserts (Arrow; computed once: the bulk path, its state and the
+        result's counts each read it)."""
         import pyarrow as pa
 
         index = self.survey.index
@@ -104,7 +117,7 @@ class Plan:
 
     def upserted_counts(self) -> Counter[tuple[str, str]]:
         """(kind, label or type) -> records this run upserts."""
-        counted = self.sent().group_by(["kind", "label"]).aggregate([([], "count_all")])
+        counted = self.sent.group_by(["kind", "label"]).aggregate([([], "count_all")])
         return Counter({(k, label): n for k, label, n in zip(*(counted.column(c).to_pylist()
                                                                 for c in ("kind", "label", "count_all")))})
 

@@ -492,7 +492,7 @@ def _bulk_state(state: ExportState, work: Plan, inexact: set[tuple[str, str]]) -
 
     from lineage.export.state import STATE_COLUMNS
 
-    sent = work.sent()
+    sent = work.sent
     if inexact:
         sent = sent.filter(pc.invert(diff.among(sent, inexact)))
     state.forget()
@@ -504,11 +504,10 @@ def _falkordb_bulk(session: Any, target: Target, redis_url: str | None, mode: st
     """Load ``work`` into an empty FalkorDB over its Redis port; what is left to send over Bolt."""
     import pyarrow.compute as pc
 
-    sent = work.sent()
+    sent = work.sent
     for key in sent.filter(pc.equal(sent.column("kind"), NODE)).column("key").to_pylist():
         DIALECTS["falkordb"].check_id(key)
     counts = Counter({row["values"]: row["counts"] for row in pc.value_counts(sent.column("kind")).to_pylist()})
-    del sent
     directory = wh.exports / target_name(target.uri, target.database) / "falkordb-bulk"
     try:
         files = bulk_path.falkordb_files(directory, work)
