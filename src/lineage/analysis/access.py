@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import defaultdict, deque
+from collections import ChainMap, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -78,6 +78,26 @@ def properties_of(value: Any) -> Mapping[str, str]:
     if isinstance(value, dict):
         return value
     return dict(value.items() if isinstance(value, Mapping) else value)
+
+
+class OneProperty(Mapping[str, Mapping[str, str]]):
+    """The values of one property by vertex id, seen as each vertex's property map (made when
+    looked up): ``exposure`` looks up the column lineage of the few jobs its walks meet, of 106,744."""
+
+    def __init__(self, key: str, values: Mapping[str, str]):
+        self.key, self.values = key, values
+
+    def __getitem__(self, vertex: str) -> Mapping[str, str]:
+        return {self.key: self.values[vertex]}
+
+    def __contains__(self, vertex: object) -> bool:
+        return vertex in self.values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
 
 
 EDGE_COLUMNS = ("src", "dst", "relationship", "qualifier", "src_label", "dst_label", "valid_from", "valid_to",
@@ -145,8 +165,9 @@ class Timeline:
         self.rows = {v["id"]: v for v in vertices}
         self.labels: dict[str, str] = {i: v.get("label") or ids.label_of(i) for i, v in self.rows.items()}
         self.names: dict[str, str] = {i: v["name"] for i, v in self.rows.items() if v.get("name")}
-        self.properties: dict[str, Mapping[str, str]] = {  # ``properties``: of ids without a row (a row's own win)
-            **(properties or {}), **{i: properties_of(v.get("properties")) for i, v in self.rows.items()}}
+        own = {i: properties_of(v.get("properties")) for i, v in self.rows.items()}
+        # ``properties``: of ids without a row, looked up after the rows' own (not copied: 106,744 jobs' at 10^6 events)
+        self.properties: Mapping[str, Mapping[str, str]] = ChainMap(own, properties) if properties else own
         self.out: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self.into: dict[tuple[str, str], list[Edge]] = defaultdict(list)
         self.edge_only: dict[str, list[Edge]] = defaultdict(list)
@@ -176,6 +197,8 @@ class Snapshot:
         self.timeline = timeline
         self.labels, self.names, self.properties = timeline.labels, timeline.names, timeline.properties
         self._alive: dict[str, bool] = {}
+        self.grants: dict[tuple[str | None, str], list[Any]] = {}
+        """The grants held on an object at this moment (:func:`_grants_on`), found once."""
 
     def _row_alive(self, vertex: str) -> bool:
         """False only for a vertex row not existing at the moment (edge-only ids are never gone)."""
@@ -471,13 +494,26 @@ def _grant_paths(snap: Snapshot, target: str) -> dict[str, list[AccessPath]]:
     found: dict[str, list[AccessPath]] = defaultdict(list)
     for scope, obj in _granted_objects(snap, target):
         tail = (target,) if obj == target else (obj, target)
-        for edge in snap.into(obj, CAN_ACCESS):
-            for prefix, kind, since in _holders(snap, edge):
-                kinds = _kinds([kind] + ([scope.kind] if scope.kind else []))
-                level = _label_grant_level(edge) if kind == "label" else None
-                found[prefix[0]].append(AccessPath(prefix + tail, kinds, privileges_of(edge), expiry_of(edge), level,
-                                                   since))
+        for prefix, kinds, privileges, expiry, level, since in _grants_on(snap, scope, obj):
+            found[prefix[0]].append(AccessPath(prefix + tail, kinds, privileges, expiry, level, since))
     return found
+
+
+GrantHeld = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], "datetime | None", "int | None", "datetime | None"]
+
+
+def _grants_on(snap: Snapshot, scope: Scope, obj: str) -> list[GrantHeld]:
+    """(path prefix, kinds, privileges, expiry, label level, since) of every holder of a grant on
+    ``obj`` in ``scope``, kept by the snapshot: a project's grants are the same for each of its
+    tables, and ``exposure`` asks for the principals of thousands of them."""
+    key = (scope.kind, obj)
+    held = snap.grants.get(key)
+    if held is None:
+        held = snap.grants[key] = [
+            (prefix, _kinds([kind] + ([scope.kind] if scope.kind else [])), privileges_of(edge), expiry_of(edge),
+             _label_grant_level(edge) if kind == "label" else None, since)
+            for edge in snap.into(obj, CAN_ACCESS) for prefix, kind, since in _holders(snap, edge)]
+    return held
 
 
 def _merge(paths: Iterable[AccessPath]) -> list[AccessPath]:

@@ -196,8 +196,7 @@ def exposure(warehouse: str | Path, *, as_of: Any = None, tags: Sequence[str] | 
     edges = list(access_analysis.Edge.stream(table))  # 57,000 at 10^6 events: made from columns, no dict each
     # and of the jobs FEEDS came through, whether their column lineage is complete (it decides the
     # fallback), looked up when a walk meets them
-    lineage = {job: {columns.LINEAGE_PROPERTY: value}
-               for job, value in property_values(warehouse, columns.LINEAGE_PROPERTY).items()}
+    lineage = access_analysis.OneProperty(columns.LINEAGE_PROPERTY, property_values(warehouse, columns.LINEAGE_PROPERTY))
     kwargs = {"tags": tuple(tags)} if tags else {}
     return propagation.exposure(as_rows(vertices), edges, as_of=moment, relationships=propagation.RELATIONSHIPS,
                                 properties=lineage, **kwargs)
