@@ -84,8 +84,12 @@ def links_of(vertex_id: str, edges: Iterable[Row], names: Mapping[str, str]) -> 
             if e[here] == vertex_id:
                 found.append(Link(e["relationship"], direction, e[there], e.get(label) or "", _name(names, e[there]),
                                   e.get("valid_from"), e.get("valid_to"), e.get("closed_by"), e.get("properties") or {}))
+    # every field a link shows decides its place, so the order is the same however the rows were read
+    # (the edges dataset, or the edges by vertex: lineage.graph.around)
     return sorted(found, key=lambda k: (k.direction != OUT, k.relationship, k.other_name.lower(), k.other,
-                                        k.valid_from is not None, k.valid_from or datetime.min))
+                                        k.valid_from is not None, k.valid_from or datetime.min,
+                                        k.valid_to is not None, k.valid_to or datetime.min, k.closed_by or "",
+                                        tuple(sorted(k.properties.items())) if k.properties else ()))
 
 
 def _change_json(change: Row, names: Mapping[str, str]) -> dict[str, Any]:
@@ -187,7 +191,7 @@ class Event:
     def sort_key(self) -> tuple[Any, ...]:
         return (self.time is not None, self.time or datetime.min, EVENT_ORDER.index(self.event),
                 kind_rank(self.detail) if self.event == "change" else 0,
-                self.relationship or "", self.direction or "", self.other or "", self.change_id or "")
+                self.relationship or "", self.direction or "", self.other or "", self.change_id or "", self.detail or "")
 
     def to_json(self) -> dict[str, Any]:
         return {"time": _iso(self.time), "event": self.event, "relationship": self.relationship,

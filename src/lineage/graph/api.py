@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator,
 
 from lineage.errors import UsageError
 from lineage.events.times import parse_time
+from lineage.graph import around as around_store
 from lineage.graph import reports
 from lineage.graph.asof import EDGE_INTERVAL, EPOCH, VERTEX_INTERVAL, contains, spark_valid
 from lineage.store.warehouse import Warehouse
@@ -218,7 +219,7 @@ def load_tables(
     wh = built(warehouse, "vertices")
     return part_tables(wh.vertices, wh.edges, relationships=relationships, around=around, named=named,
                        without=without, near=near, labels=labels, properties=properties, described=described,
-                       edge_columns=edge_columns)
+                       edge_columns=edge_columns, around_files=wh.around)
 
 
 def part_tables(
@@ -226,11 +227,17 @@ def part_tables(
     around: Collection[str] | None = None, named: Collection[str] = (), without: Collection[str] = (),
     near: Near | None = None, labels: Collection[str] = (), properties: Mapping[str, Collection[str]] | None = None,
     described: Collection[str] | None = None, edge_columns: Sequence[str] | None = None,
+    around_files: Path | None = None,
 ) -> tuple["pa.Table", "pa.Table"]:
     """:func:`load_tables` of the parquet datasets ``vertex_files`` and ``edge_files`` (what the
-    build reads to store a question's part in the index, before the generation is committed)."""
+    build reads to store a question's part in the index, before the generation is committed).
+    ``around_files``: the generation's edges by vertex (:mod:`lineage.graph.around`), where the
+    edges ``around`` ids alone are read when it holds them."""
     import pyarrow.dataset as ds
 
+    edges = None
+    if around is not None and around_files is not None and relationships is None and not without and near is None:
+        edges = around_store.touching(around_files, around, None if edge_columns is None else list(edge_columns))
     pushed = _edge_filter(relationships, without)
     if around is not None:  # decoded and tested batch by batch as it is read, not read whole first
         wanted = _strings(around)
@@ -239,7 +246,8 @@ def part_tables(
     if near is not None and not callable(near):  # pushed too: row groups of a relationship whose ids are none are skipped
         close = _near(near)
         pushed = close if pushed is None else pushed & close
-    edges = _read_table(edge_files, pushed, columns=None if edge_columns is None else _present(edge_files, edge_columns))
+    if edges is None:
+        edges = _read_table(edge_files, pushed, columns=None if edge_columns is None else _present(edge_files, edge_columns))
     if callable(near):  # found on the rows just read, and applied to them: one read, not two
         edges = edges.filter(_near(near(edges)))
     named = set(edges.column("src").to_pylist()) | set(edges.column("dst").to_pylist()) | set(around or ()) | set(named)

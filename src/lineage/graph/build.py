@@ -25,7 +25,7 @@ from lineage.store.commit import Transaction
 from lineage.analysis.propagation import exposure_part
 from lineage.facts import core
 from lineage.facts.extract import by_script, facts_of_event
-from lineage.graph import column_feeds, fold, incremental, resolve
+from lineage.graph import around, column_feeds, fold, incremental, resolve
 from lineage.graph import index as question_index
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
@@ -35,7 +35,7 @@ from lineage.store.runs import RunReport, new_run_id
 from lineage.store.schema import CHANGES, EDGES, EXTRACTED, FACTS, PAIRS_TEXTS, VERTICES
 from lineage.settings import Settings
 from lineage.store.testhooks import pause_point
-from lineage.store.warehouse import CURRENT, INDEX, Warehouse
+from lineage.store.warehouse import AROUND, CURRENT, INDEX, Warehouse
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -206,6 +206,10 @@ def build(
                     question_index.write(current.vertices, current.edges, txn.replace(current.index),
                                          exposure_part(current.vertices, current.edges))
                     same.fold_reason += "; the question index written"
+                if not around.usable(current.around):  # likewise
+                    (progress or (lambda _msg: None))("writing the edges around each vertex")
+                    around.write(current.edges, txn.replace(current.around))
+                    same.fold_reason += "; the edges around each vertex written"
                 same.log(txn.append(wh.builds))
             return same
         if spark is None:
@@ -317,6 +321,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
                 clustered = DATASETS[name].select_from(frame).sortWithinPartitions(*CLUSTERED_BY[name])
                 clustered.write.mode("overwrite").option("parquet.block.size", ROW_GROUP_BYTES).parquet(str(staged[name]))
                 pause_point("build.graph-write")
+            say("writing the edges around each vertex")
+            around.write(staged["edges"], where / AROUND)
             say("writing the question index")
             question_index.write(staged["vertices"], staged["edges"], where / INDEX,
                                  exposure_part(staged["vertices"], staged["edges"]))

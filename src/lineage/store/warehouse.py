@@ -16,6 +16,7 @@ from pathlib import Path
 
 
 INDEX = "index"  # graph/<generation>/index: the question index (lineage.graph.index)
+AROUND = "around"  # graph/<generation>/around: the edges by vertex (lineage.graph.around)
 CURRENT = "current"  # graph/current: a link to the committed graph generation
 
 
@@ -100,6 +101,11 @@ class Warehouse:
     def changes(self) -> Path:
         """Change records (schema change, drop, node deploy, permission change, ...)."""
         return self.generation_dir / "changes"
+
+    @property
+    def around(self) -> Path:
+        """Every edge under each of its ends, clustered by it (:mod:`lineage.graph.around`)."""
+        return self.generation_dir / AROUND
 
     @property
     def index(self) -> Path:
