@@ -117,13 +117,16 @@ def test_show_and_history_read_the_store_and_answer_as_from_the_edges(copied, mo
     assert wh.edges in read
 
 
-def test_a_damaged_store_is_read_around_and_the_next_build_writes_it(copied):
+def test_a_damaged_store_is_read_around_and_the_next_build_writes_it(copied, capsys):
     wh = Warehouse.at(copied)
     ids = _busiest(copied, 3)
     expected = _answers(copied, ids)
     part = sorted(wh.around.glob("*.parquet"))[0]
     part.write_bytes(part.read_bytes()[:200])
+    capsys.readouterr()
     assert _answers(copied, ids) == expected
+    err = capsys.readouterr().err
+    assert "warning" in err and str(wh.around) in err and "`lineage build`" in err
     again = build(copied, spark=object())  # nothing new to fold: no Spark, the same generation, the store written
     assert (again.fold, again.generation) == ("none", wh.generation)
     assert "edges around each vertex written" in again.fold_reason

@@ -16,6 +16,7 @@ the edges dataset, as before.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Collection, Sequence
 
@@ -33,9 +34,9 @@ def write(edges: Path, folder: Path, chunk_rows: int = CHUNK_ROWS) -> int:
     """Write the edges of the parquet dataset ``edges`` into ``folder``, each under its src and
     (not a self-loop) its dst, a chunk of ``chunk_rows`` edges per file sorted by that end
     (:data:`VERTEX`): each file's row groups hold disjoint ranges of ids, so a reader of one id
-    decodes about one row group per file. In Arrow, without Spark (in Spark it took 47 s at 10^6
-    events, about a tenth of that here), so a build with nothing new writes it too when it is
-    missing; ``_SUCCESS`` last. How many rows were written."""
+    decodes about one row group per file. In Arrow, without Spark (at 10^6 events 6-8 s; 47 s as a
+    Spark job), so a build with nothing new writes it too when it is missing; ``_SUCCESS`` last.
+    How many rows were written."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.dataset as ds
@@ -54,7 +55,7 @@ def write(edges: Path, folder: Path, chunk_rows: int = CHUNK_ROWS) -> int:
         under_dst = table.filter(pc.invert(loop))
         both = pa.concat_tables([table.append_column(VERTEX, table.column("src")),
                                  under_dst.append_column(VERTEX, under_dst.column("dst"))]).combine_chunks()
-        del table, under_dst, pending[:]  # ``take`` of a chunked column joins its chunks on every call: one copy, once
+        del table, under_dst, pending[:]  # combined once: ``take`` of a chunked column joins its chunks on every call
         order = pc.sort_indices(both.column(VERTEX))
         with pq.ParquetWriter(folder / f"part-{files:05d}.parquet", both.schema) as out:
             for start in range(0, len(order), ROW_GROUP_ROWS):  # taken a row group at a time: no sorted copy of the chunk
@@ -97,6 +98,8 @@ def touching(folder: Path, ids: Collection[str], columns: Sequence[str] | None =
     kept = ds.field(VERTEX).isin(wanted) & ((ds.field(VERTEX) == ds.field("src")) | ~ds.field("src").isin(wanted))
     try:
         table = pq.read_table(str(folder), filters=kept, columns=None if columns is None else [*columns, VERTEX])
-    except (OSError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
+    except (OSError, ValueError) as error:  # pyarrow's ArrowInvalid is a ValueError
+        print(f"lineage: warning: the edges by vertex in {folder} cannot be read ({str(error).splitlines()[0][:200]}); "
+              "reading the graph's edges instead (`lineage build` writes them again)", file=sys.stderr)
         return None
     return table.drop_columns([VERTEX])
