@@ -2,6 +2,7 @@
 (issue 31 part 4: each under 2 s and 1 GiB is the target).
 
     .venv/bin/python benchmarks/questions.py --warehouse /tmp/p6/wh [--baseline 0938894] [--runs 3]
+        [--baseline-warehouse /tmp/p6/wh-baseline]
 
 Each question is its own ``lineage`` process, as a user runs it, on one entity chosen from the
 graph (the table most read, its owner), once with this checkout's code and once with the
@@ -51,8 +52,8 @@ def subjects(warehouse: Path) -> tuple[str, str]:
     return table, sorted(users)[0]
 
 
-def questions(warehouse: Path, as_of: str) -> list[tuple[str, list[str]]]:
-    table, user = subjects(warehouse)
+def questions(warehouse: Path, as_of: str, subject: Path | None = None) -> list[tuple[str, list[str]]]:
+    table, user = subjects(subject or warehouse)
     wh = ["--warehouse", str(warehouse), "--json"]
     return [
         ("show", ["show", table, "--as-of", as_of, *wh]),
@@ -70,18 +71,24 @@ def main() -> None:
     parser.add_argument("--baseline", default="0938894", help="The commit to compare with (default: before issue 31 part 4).")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--as-of", default="2026-10-20T00:00:00Z")
+    parser.add_argument("--baseline-warehouse", type=Path,
+                        help="The baseline's copy of the warehouse: the same graph with the index and stores the "
+                             "baseline's code writes (`lineage build` of the baseline on a copy writes what it lacks). "
+                             "Default: --warehouse, whose index a baseline may not read (another exposure_version).")
     args = parser.parse_args()
+    baseline_wh = args.baseline_warehouse or args.warehouse
     with tempfile.TemporaryDirectory(prefix="lineage-baseline-") as tmp:
         worktree = Path(tmp) / "baseline"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "-q", "--detach", str(worktree), args.baseline], check=True)
         try:
             rows = []
-            for name, argv in questions(args.warehouse, args.as_of):
+            asked = zip(questions(args.warehouse, args.as_of), questions(baseline_wh, args.as_of, args.warehouse))
+            for (name, argv), (_, baseline_argv) in asked:
                 timings: dict[str, list[tuple[float, float]]] = {"baseline": [], "now": []}
                 answers: dict[str, str] = {}
                 for _ in range(args.runs):
-                    for which, src in (("baseline", worktree / "src"), ("now", ROOT / "src")):
-                        seconds, peak, out = run(src, argv)
+                    for which, src, given in (("baseline", worktree / "src", baseline_argv), ("now", ROOT / "src", argv)):
+                        seconds, peak, out = run(src, given)
                         timings[which].append((seconds, peak))
                         answers[which] = out
                 same = json.loads(answers["baseline"]) == json.loads(answers["now"])
