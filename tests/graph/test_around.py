@@ -13,7 +13,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
-import pytest
 
 from lineage.analysis import inspection
 from lineage.graph import api as graph_api
@@ -33,13 +32,6 @@ def _rows(table: pa.Table) -> Counter:
 
 def _touching_in_edges(edges: Path, ids: list[str]) -> pa.Table:
     return ds.dataset(str(edges), format="parquet").to_table(filter=ds.field("src").isin(ids) | ds.field("dst").isin(ids))
-
-
-@pytest.fixture
-def copied(demo_warehouse, tmp_path) -> Path:
-    target = tmp_path / "warehouse"
-    shutil.copytree(demo_warehouse, target, symlinks=True)
-    return target
 
 
 def test_the_build_stores_every_edge_under_each_of_its_ends(demo_warehouse):

@@ -46,14 +46,6 @@ def _answers(warehouse: Path) -> tuple[dict, dict]:
             api.upstream(warehouse, [TABLE], as_of=as_of, engine="local").to_json())
 
 
-@pytest.fixture
-def copied(demo_warehouse, tmp_path) -> Path:
-    """A copy of the demo warehouse to damage (its links kept as links)."""
-    target = tmp_path / "warehouse"
-    shutil.copytree(demo_warehouse, target, symlinks=True)
-    return target
-
-
 def test_the_build_writes_the_index_of_its_generation(demo_warehouse):
     wh = Warehouse.at(demo_warehouse)
     assert wh.index.parent.name == wh.generation  # inside the generation: committed and pruned with it
