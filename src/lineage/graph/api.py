@@ -238,15 +238,15 @@ def part_tables(
     edges = None
     if around is not None and around_files is not None and relationships is None and not without and near is None:
         edges = around_store.touching(around_files, around, None if edge_columns is None else list(edge_columns))
-    pushed = _edge_filter(relationships, without)
-    if around is not None:  # decoded and tested batch by batch as it is read, not read whole first
-        wanted = _strings(around)
-        touching = ds.field("src").isin(wanted) | ds.field("dst").isin(wanted)
-        pushed = touching if pushed is None else pushed & touching
-    if near is not None and not callable(near):  # pushed too: row groups of a relationship whose ids are none are skipped
-        close = _near(near)
-        pushed = close if pushed is None else pushed & close
-    if edges is None:
+    if edges is None:  # from the edges dataset: the filter pushed to its reader
+        pushed = _edge_filter(relationships, without)
+        if around is not None:  # decoded and tested batch by batch as it is read, not read whole first
+            wanted = _strings(around)
+            touching = ds.field("src").isin(wanted) | ds.field("dst").isin(wanted)
+            pushed = touching if pushed is None else pushed & touching
+        if near is not None and not callable(near):  # pushed too: row groups of a relationship whose ids are none are skipped
+            close = _near(near)
+            pushed = close if pushed is None else pushed & close
         edges = _read_table(edge_files, pushed, columns=None if edge_columns is None else _present(edge_files, edge_columns))
     if callable(near):  # found on the rows just read, and applied to them: one read, not two
         edges = edges.filter(_near(near(edges)))
