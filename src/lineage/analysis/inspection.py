@@ -50,7 +50,12 @@ def _name(names: Mapping[str, str], vertex_id: str) -> str:
 
 
 def names_by_id(vertices: Iterable[Row]) -> dict[str, str]:
-    return {v["id"]: v.get("name") or key_of(v["id"]) for v in vertices}
+    return named((v["id"], v.get("name")) for v in vertices)
+
+
+def named(pairs: Iterable[tuple[str, str | None]]) -> dict[str, str]:
+    """Each (id, name) as id -> its name, or its id's key when it has none."""
+    return {i: n or key_of(i) for i, n in pairs}
 
 
 def _vertex(vertices: Iterable[Row], vertex_id: str) -> Row:
@@ -202,8 +207,7 @@ def show_tables(vertex_id: str, vertices: "pa.Table", edges: "pa.Table", changes
 
     vertex = _vertex(as_rows(vertices.filter(pc.equal(vertices.column("id"), vertex_id))), vertex_id)
     moment, why = _moment(vertex, as_of, now)
-    ids, given = column_lists(vertices, ("id", "name"), interned=False)
-    names = {i: n or key_of(i) for i, n in zip(ids, given)}  # names_by_id
+    names = named(zip(*column_lists(vertices, ("id", "name"), interned=False)))
     alive = arrow_filter(vertices.select(["id", *VERTEX_INTERVAL]), VERTEX_INTERVAL, moment).column("id")
     valid = arrow_filter(edges, EDGE_INTERVAL, moment)
     valid = valid.filter(pc.and_(pc.is_in(valid.column("src"), value_set=alive), pc.is_in(valid.column("dst"), value_set=alive)))
