@@ -49,6 +49,9 @@ from lineage.store.schema import CHANGES, EDGES, FACTS, VERTICES
 from lineage.store.warehouse import Warehouse
 
 MANIFEST = "manifest.json"  # beside a generation's datasets: what it was folded from
+UNQUALIFIED = "unqualified_feeds"
+"""The manifest's record of whether any of its facts asserts FEEDS without a qualifier
+(:func:`asserted_unqualified_feeds`): when it says none, the next build looks at its new facts only."""
 EDGE_KEY = ("src", "relationship", "dst", "qualifier")
 _FACT_KEY = ("src_id", "relationship", "dst_id", "qualifier")
 _RAW = {"src_id": "_raw_src", "dst_id": "_raw_dst", "actor": "_raw_actor"}
