@@ -223,6 +223,7 @@ def build(
 
 def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say: Callable[[str], None],
            full: bool) -> BuildResult:
+    import pyarrow.parquet as pq
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -234,7 +235,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     if full:
         say("--full: extracting the facts of every event again")
     elif Warehouse.has_data(wh.extracted):
-        versions = {r["version"] for r in spark.read.parquet(str(wh.extracted)).select("version").distinct().collect()}
+        versions = set(pq.read_table(str(wh.extracted), columns=["version"]).column("version").unique().to_pylist())
         reextract = versions != {version}
         if reextract:
             say(f"the event mapping changed (version {version}): re-extracting facts from every event")

@@ -178,14 +178,15 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     ``new`` and ``gone`` (the stored facts a resolution among ``new`` superseded: ``facts`` holds
     ``new``, not ``gone``; ``texts``: the ``pairs`` facts' texts); and how many vertex ids and edge
     keys were refolded, and merged (the vertices new facts only add to: :mod:`lineage.graph.merge`;
-    the Columns and column FEEDS only the new runs name: ``column_feeds.merge_feeds``). Each step's result is written to ``scratch`` and read back: the fold's plan on a
+    the Columns and column FEEDS only the new runs name: ``column_feeds.merge_feeds``). Each step's result is written to ``scratch`` and read back (but
+    ``facts``, read as they are stored: 20 s of a 10^6-event day build went to writing them again): the fold's plan on a
     selection stays the size of one fold's (kept in memory instead, the optimizer spent minutes on
     the plan of all the steps at once). The edge fold takes ``scratch`` too, for the frames its
     branches share; the vertex and change folds do not: a fold given ``scratch`` writes the shared
     frames of all three of its outputs, and each of those folds reads one."""
     spark = facts.sparkSession
 
-    every = scratch(_with_groups(_resolved(facts, aliases)), "facts")
+    every = _with_groups(_resolved(facts, aliases))  # not written: a scan of the stored facts costs less than writing them again
     fresh = scratch(_with_groups(_resolved(new.unionByName(gone), aliases)), "new")
     is_edge = F.col("relationship").isNotNull() & F.col("op").isin("assert", "retract")  # what fold_edges reads
     is_vertex = F.col("relationship").isNull()
