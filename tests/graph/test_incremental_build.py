@@ -136,3 +136,35 @@ def test_day_by_day_builds_equal_one_full_build(spark, platform, seed):
     # each pairs text stored once, however many builds met it; every text of the one build among them
     daily_texts, whole_texts = (ds.dataset(str(w / "pairs_texts")).to_table().column("text").to_pylist() for w in (daily, whole))
     assert whole_texts and len(daily_texts) == len(set(daily_texts)) and set(whole_texts) <= set(daily_texts)
+
+
+def test_a_fact_asserting_feeds_without_a_qualifier_makes_every_build_full(spark, tmp_path):
+    """Such a fact would look like a derived table FEEDS to the incremental fold: the build that meets
+    it folds everything, its manifest records it, and so does every later build; until then each
+    manifest says none, and a build looks only at its new facts (issue 31 part 3)."""
+    import pyarrow as pa
+
+    from graph.test_column_resolution import DDL, JOBS, _write
+    from lineage.graph import incremental
+    from lineage.store.schema import FACTS
+
+    wh = tmp_path / "wh"
+    ingest([_write(tmp_path / "jobs", JOBS, [])], wh, spark=spark)
+    first = build(wh, spark=spark)
+    manifest = lambda: incremental.read_manifest(Warehouse.at(wh))  # noqa: E731
+    assert first.fold == "full" and manifest()[incremental.UNQUALIFIED] is False
+
+    row = {name: None for name in FACTS.names}
+    row.update(event_id="injected", kind="k", seq=0, op="assert", src_id="table:maxcompute:p.a", src_label="Table",
+               relationship="FEEDS", dst_id="table:maxcompute:p.b", dst_label="Table", qualifier="",
+               properties=[], failed=False)
+    schema = FACTS.arrow()
+    table = pa.Table.from_pylist([row], schema=schema).drop_columns(["source"])  # the partition is the folder
+    pq.write_table(table, str(wh / "facts" / "source=maxcompute" / "part-injected.parquet"))
+
+    met = build(wh, spark=spark)
+    assert (met.fold, met.fold_reason) == ("full", "a fact asserts FEEDS without a qualifier")
+    assert manifest()[incremental.UNQUALIFIED] is True
+    ingest([_write(tmp_path / "ddl", DDL, [])], wh, spark=spark)
+    after = build(wh, spark=spark)
+    assert after.new_events and (after.fold, after.fold_reason) == ("full", "a fact asserts FEEDS without a qualifier")
