@@ -289,10 +289,10 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     if reason is None:
         reason = incremental.unreadable(old)
     new_files = [f for f in files if f not in set((manifest or {}).get("fact_files", ()))]
+    new_facts_df = incremental.read_facts(spark, wh, new_files)  # a lazy scan of the new files: read by the check and the fold
     # a generation's manifest says whether its facts assert one: then only the new facts are looked at
     unqualified = incremental.asserted_unqualified_feeds(
-        incremental.read_facts(spark, wh, new_files) if reason is None and manifest.get(incremental.UNQUALIFIED) is False
-        else facts)
+        new_facts_df if reason is None and manifest.get(incremental.UNQUALIFIED) is False else facts)
     if reason is None and unqualified:
         reason = "a fact asserts FEEDS without a qualifier"
     scratch = fold.Scratch(wh.root / ".txn" / f"build.scratch-{build_id}")  # hidden from readers, removed below
@@ -306,7 +306,6 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
         if reason is None:
             kind = "incremental"
             say(f"folding what {len(new_files)} new fact file(s) touch into the temporal graph")
-            new_facts_df = incremental.read_facts(spark, wh, new_files)
             gone = resolve.superseded(stored, new_facts_df)
             vertices, edges, changes, refolded = incremental.refold(old, facts, new_facts_df, gone, alias_df, scratch, texts)
             earliest = incremental.earliest(new_facts_df)

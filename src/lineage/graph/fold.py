@@ -600,14 +600,16 @@ def fold(facts: DataFrame, aliases: DataFrame | None = None, scratch: Scratch | 
     return _vertices(facts, state, reports, mentions, aliases), edges, fold_changes(state)
 
 
-def fold_vertices_of(facts: DataFrame, aliases: DataFrame | None = None, texts: DataFrame | None = None) -> DataFrame:
+def fold_vertices_of(facts: DataFrame, aliases: DataFrame | None = None, texts: DataFrame | None = None,
+                     scratch: Scratch | None = None) -> DataFrame:
     """The vertices of :func:`fold` alone. The incremental build folds selections of facts for their
     vertices only; building the edge fold's plan as well (which Spark analyses as it is built) cost
-    it 30-80 s per selection at 10^6 events, with no task running."""
-    state, reports, runs = _prepared(facts, aliases, None)
+    it 30-80 s per selection at 10^6 events, with no task running. ``scratch``: the frames its
+    branches share written once, as :func:`fold` writes them."""
+    state, reports, runs = _prepared(facts, aliases, scratch)
     mentions = None
     if not runs.isEmpty():
-        mixed, per_text = _per_text(runs, state, texts, None)
+        mixed, per_text = _per_text(runs, state, texts, scratch)
         mentions = column_feeds.column_mentions(runs, per_text, mixed, aliases)
     return _vertices(facts, state, reports, mentions, aliases)
 

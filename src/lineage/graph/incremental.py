@@ -181,9 +181,10 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     the Columns and column FEEDS only the new runs name: ``column_feeds.merge_feeds``). Each step's result is written to ``scratch`` and read back (but
     ``facts``, read as they are stored: 20 s of a 10^6-event day build went to writing them again): the fold's plan on a
     selection stays the size of one fold's (kept in memory instead, the optimizer spent minutes on
-    the plan of all the steps at once). The edge fold takes ``scratch`` too, for the frames its
-    branches share; the vertex and change folds do not: a fold given ``scratch`` writes the shared
-    frames of all three of its outputs, and each of those folds reads one."""
+    the plan of all the steps at once). The edge and vertex folds take ``scratch`` too, for the
+    frames their branches share (the vertex folds' state facts, status reports and runs: each of
+    their branches recomputed them from the selection, 13-16 s of each fold at 10^6 events); the
+    change fold reads the new facts once and does not."""
     spark = facts.sparkSession
 
     every = _with_groups(_resolved(facts, aliases))  # not written: a scan of the stored facts costs less than writing them again
@@ -230,7 +231,7 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     unseen = scratch(_semi(others, old_vertices, [("id", "id")], "left_anti")
                      .where(~F.col("id").startswith(COLUMN_PREFIX)), "unseen")
     unseen_facts = _raw(_any(current, [(unseen, [("src_id", "id")]), (unseen, [("dst_id", "id")])]))
-    vertices_unseen = scratch(_semi(fold.fold_vertices_of(unseen_facts, aliases, texts), unseen, [("id", "id")]), "unseen-vertices")
+    vertices_unseen = scratch(_semi(fold.fold_vertices_of(unseen_facts, aliases, texts, scratch), unseen, [("id", "id")]), "unseen-vertices")
 
     # the other vertices a new fact names, refolded from every fact naming them
     touched_ids = scratch(_semi(others, unseen, [("id", "id")], "left_anti"), "ids")
@@ -239,7 +240,7 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     if not columns.isEmpty():  # a Column is named by the runs whose pairs name it too
         naming = naming.unionByName(column_feeds.texts_naming(every, columns, texts, aliases))
     naming = scratch(_raw(naming), "vfacts")
-    vertices_new = scratch(_semi(fold.fold_vertices_of(naming, aliases, texts), touched_ids, [("id", "id")]), "vertices")
+    vertices_new = scratch(_semi(fold.fold_vertices_of(naming, aliases, texts, scratch), touched_ids, [("id", "id")]), "vertices")
 
     # edges: the keys of the groups new facts are in
     new_edges = fresh.where(is_edge)
