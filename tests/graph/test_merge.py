@@ -1,5 +1,5 @@
-"""A stored vertex merged with the later facts naming it is the row the fold of all its facts gives
-(issue 31 part 3: the day's build merges the vertices it can instead of refolding them)."""
+"""A stored vertex or edge merged with the later facts naming it is the row the fold of all its facts
+gives (issue 31 part 3: the day's build merges the vertices and edges it can instead of refolding them)."""
 
 from __future__ import annotations
 
@@ -65,3 +65,54 @@ def test_merged_vertices_equal_the_fold_of_all_their_facts(spark, generated):
     assert table in named
     again = {r["id"] for r in merge.mergeable(stored, later.unionByName(early), blocked).collect()}
     assert table not in again and again == set(merged) - named
+
+
+def test_extended_edges_equal_the_fold_of_all_their_facts(spark, generated):
+    """A stored edge whose later facts only extend its open interval (a node's daily READS), merged
+    with them, is the full fold's row; a key a later retract or expiry touches is not merged."""
+    from lineage.graph import incremental
+    from lineage.store.schema import EDGES
+
+    wh = Warehouse.at(generated.warehouse)
+    facts = resolve.current(spark.read.parquet(str(wh.facts)))
+    aliases, _count = aliases_frame(spark, None, wh)
+    texts = _read_texts(spark, wh.pairs_texts)
+    times = sorted(r[0] for r in facts.select("event_time").distinct().collect() if r[0] is not None)
+    cut = times[len(times) * 2 // 3]
+    after = facts.where(F.col("event_time") > cut)
+    before = facts.where(~(F.col("event_time") > cut) | F.col("event_time").isNull())
+    assert build_log(wh)["fold"] == "full"
+
+    stored = fold.fold(before, aliases, None, feeds=False, texts=texts)[1].cache()
+    later = incremental._with_groups(fold.resolve_aliases(after, aliases)).where(F.col("relationship").isNotNull())
+    # the keys a later fact touches through a group, which refold takes apart: a wildcard retract's
+    # (src, relationship), a single-valued group, a run
+    wild = later.where(F.col("dst_id").isNull()).select("src_id", "relationship").distinct()
+    groups = later.where(F.col("_sv").isNotNull()).select("_sv").distinct()
+    candidates = (later.where(F.col("dst_id").isNotNull()).join(wild, ["src_id", "relationship"], "left_anti")
+                  .join(groups, "_sv", "left_anti").where(F.col("_run").isNull()))
+    extended = EDGES.select_from(merge.extend_edges(stored, merge.edge_increments(candidates))).cache()
+    whole = spark.read.parquet(str(wh.edges))
+
+    def rows(frame) -> dict:
+        out = {}
+        for r in frame.collect():
+            out.setdefault((r["src"], r["relationship"], r["dst"], r["qualifier"]), []).append(
+                {**r.asDict(), "properties": sorted(r["properties"].items())})
+        return {k: sorted(v, key=lambda x: str(x["valid_from"])) for k, v in out.items()}
+
+    merged = rows(extended)
+    keys = spark.createDataFrame(list(merged), "src string, relationship string, dst string, qualifier string")
+    expected = rows(whole.join(keys, ["src", "relationship", "dst", "qualifier"], "left_semi"))
+    assert merged and merged.keys() == expected.keys()
+    differing = [k for k in merged if merged[k] != expected[k]]
+    assert not differing, [(k, merged[k], expected[k]) for k in differing[:2]]
+    relationships = {k[1] for k in merged}
+    assert {"READS", "WRITES"} <= relationships, relationships  # a node's daily lineage
+    before_counts = {(r["src"], r["relationship"], r["dst"], r["qualifier"]): r["event_count"]
+                     for r in stored.where(F.col("valid_to").isNull()).collect()}
+    assert all(any(row["event_count"] > before_counts[k] for row in merged[k]) for k in merged)  # each grew
+    # a key with a later retract, or a later assert with an expiry, is left to the refold
+    unplain = {(r["src_id"], r["relationship"], r["dst_id"], r["qualifier"]) for r in candidates.where(
+        (F.col("op") != "assert") | F.col("valid_until").isNotNull() | F.col("failed")).collect()}
+    assert unplain and not unplain & merged.keys()

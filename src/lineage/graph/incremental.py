@@ -16,7 +16,10 @@ other row of the previous generation is copied as it is:
   its ``(src, relationship)``, the asserts of its ``SINGLE_VALUED`` group (a node's other owners)
   and the status reports of the run its facts name (``run_lineage``): touched are the keys the new
   facts name, every key of a ``(src, relationship)`` a new wildcard retract is in, of a
-  single-valued group a new fact is in, or of a run a new fact reports on; refolded from those facts;
+  single-valued group a new fact is in, or of a run a new fact reports on; refolded from those facts.
+  But a key of the new facts' own that none of those groups names, whose new facts are all plain
+  asserts later than its stored rows, which only extend its open interval (a node's daily READS and
+  WRITES), is its stored rows with the open one merged with them (:func:`lineage.graph.merge.extend_edges`);
 * **derived FEEDS** (a, b) read the READS of a and WRITES of b of every job: refolded
   (``derive_feeds`` over the merged edges) for every a read and b written by a job whose edges were
   touched;
@@ -177,7 +180,7 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     """(vertices, edges, changes) of all ``facts`` given the generation ``old`` folded from all but
     ``new`` and ``gone`` (the stored facts a resolution among ``new`` superseded: ``facts`` holds
     ``new``, not ``gone``; ``texts``: the ``pairs`` facts' texts); and how many vertex ids and edge
-    keys were refolded, and merged (the vertices new facts only add to: :mod:`lineage.graph.merge`;
+    keys were refolded, and merged (the vertices and edges new facts only add to: :mod:`lineage.graph.merge`;
     the Columns and column FEEDS only the new runs name: ``column_feeds.merge_feeds``). Each step's result is written to ``scratch`` and read back (but
     ``facts``, read as they are stored: 20 s of a 10^6-event day build went to writing them again): the fold's plan on a
     selection stays the size of one fold's (kept in memory instead, the optimizer spent minutes on
@@ -256,7 +259,20 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     concrete = every.unionByName(fresh).where(is_edge & F.col("dst_id").isNotNull())
     keyed = _any(concrete, [(wild, [("src_id", "src_id"), ("relationship", "relationship")]),
                             (groups_sv, [("_sv", "_sv")]), (runs, [("_run", "_run")])])
-    touched_keys = scratch(keyed.select(*_FACT_KEY).unionByName(own).unionByName(pair_keys).distinct(), "keys")
+    # of the new facts' own keys, those no group above names, nor a superseded fact: where every new
+    # fact only extends the key's open interval (a node's daily READS and WRITES, a table's columns
+    # stated again), its stored rows merged with them (``merge.extend_edges``); the rest refolded
+    held = keyed.select(*_FACT_KEY).unionByName(pair_keys.select(*_FACT_KEY)).unionByName(
+        superseded.where(is_edge & F.col("dst_id").isNotNull()).select(*_FACT_KEY))
+    tagged = held.withColumn("_own", F.lit(0)).unionByName(own.withColumn("_own", F.lit(1)))
+    new_keys = scratch(tagged.groupBy(*_FACT_KEY).agg(F.min("_own").alias("_own")), "keys")
+    only_own = new_keys.where(F.col("_own") == 1)
+    own_rows = _semi(old_edges, only_own, list(zip(EDGE_KEY, _FACT_KEY)))  # not every edge grouped: 17 s of shuffle at 10^6
+    extended = scratch(merge.extend_edges(own_rows, merge.edge_increments(
+        _semi(new_edges, only_own, [(c, c) for c in _FACT_KEY]))), "extended-edges")
+    extended_keys = extended.select(F.col("src").alias("src_id"), "relationship", F.col("dst").alias("dst_id"), "qualifier")
+    touched_keys = scratch(_semi(new_keys, extended_keys, [(c, c) for c in _FACT_KEY], "left_anti")
+                           .select(*_FACT_KEY), "refolded-keys")
     of_touched = _semi(concrete, touched_keys, [(c, c) for c in _FACT_KEY])
     sv_groups = of_touched.where(F.col("_sv").isNotNull()).select("_sv")
     # a touched key's own facts, the wildcard retracts of its (src, relationship), its single-valued
@@ -280,12 +296,13 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     for rows in (vertices_new, vertices_unseen, merged_vertices, merged_plain):
         vertices = vertices.unionByName(rows.select(*VERTICES.names))
     derived = is_derived_feeds()
-    replaced_keys = touched_keys.unionByName(merged_keys)
+    replaced_keys = touched_keys.unionByName(merged_keys).unionByName(extended_keys)
     base = scratch(_semi(old_edges.where(~derived), replaced_keys, key_of_edge, "left_anti")
-                   .unionByName(edges_new).unionByName(merged_edges), "base")
+                   .unionByName(edges_new).unionByName(merged_edges).unionByName(extended), "base")
 
     # derived FEEDS: refolded for every (a, b) a touched job reads and writes
-    jobs = touched_keys.where(F.col("relationship").isin("READS", "WRITES")).select(F.col("src_id").alias("src"))
+    jobs = touched_keys.unionByName(extended_keys).where(F.col("relationship").isin("READS", "WRITES")).select(
+        F.col("src_id").alias("src"))  # an extended READS has a later last_seen: its FEEDS are derived again
     job_edges = _semi(old_edges.unionByName(edges_new), jobs, [("src", "src")])
     read = scratch(job_edges.where(F.col("relationship") == "READS").select(F.col("dst").alias("a")).distinct(), "read")
     written = scratch(job_edges.where(F.col("relationship") == "WRITES").select(F.col("dst").alias("b")).distinct(), "written")
@@ -302,7 +319,7 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     changes_new = scratch(fold.fold_changes_of(new, aliases), "changes")
     changes = old_changes.unionByName(_semi(changes_new, old_changes, [("change_id", "change_id")], "left_anti"))
     counts = {"vertices": touched_ids.count() + unseen.count(), "edges": touched_keys.count(),
-              "merged_vertices": merged_vertices.count() + merged_plain.count(), "merged_edges": merged_edges.count()}
+              "merged_vertices": merged_vertices.count() + merged_plain.count(), "merged_edges": merged_edges.count() + extended_keys.distinct().count()}
     return vertices, edges, changes, counts
 
 

@@ -1,5 +1,5 @@
-"""A stored vertex row brought up to date by adding the new facts that name it, where that is what
-the fold would give: the incremental build's cheap path (:mod:`lineage.graph.incremental`).
+"""A stored vertex or edge row brought up to date by adding the new facts that name it, where that
+is what the fold would give: the incremental build's cheap path (:mod:`lineage.graph.incremental`).
 
 Why: the vertices a day's facts name are mostly the platform's busy tables, users and nodes, and
 refolding each from every fact naming it read half the month's facts on every build. The vertex
@@ -13,6 +13,10 @@ group's names are decided over all their facts (``fold.person_names``, ``fold.na
 those vertices are refolded. A Column that a new job run's pairs name is counted per run text
 (``column_feeds``): the caller blocks it, and ``column_feeds.merge_columns`` merges it or it is
 refolded; one only other facts name (a table's schema stated again) is merged here.
+
+An edge is the same (:func:`extend_edges`): a node reads and writes the same tables every day, so
+a day's new asserts of a key mostly extend its open interval, and refolding each such key from its
+month of facts was most of the day build's edge fold (366,000 of its 564,000 facts at 10^6 events).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from pyspark.sql import functions as F
 
 from lineage.facts.core import PAIRS
 from lineage.graph import fold
-from lineage.store.schema import VERTICES
+from lineage.store.schema import EDGES, VERTICES
 
 REFOLDED_LABELS = ("User",)  # named over every fact (people)
 STATUS = (*fold.STATUS_KEYS, "status_time", "status_changes")  # what a new last report replaces
@@ -86,3 +90,59 @@ def merge_vertices(stored: DataFrame, added: DataFrame) -> DataFrame:
 def _overlay(base: Column, over: Column) -> Column:
     """``base`` with every key of ``over`` set to ``over``'s value."""
     return F.map_concat(F.map_filter(base, lambda k, _v: ~F.array_contains(F.map_keys(over), k)), over)
+
+
+EDGE_KEY = ("src_id", "relationship", "dst_id", "qualifier")  # an edge fact's key (an edge row's: src, dst)
+
+
+def edge_increments(new: DataFrame) -> DataFrame:
+    """Per edge key of ``new`` (edge facts, ids resolved, with ``_sv`` and ``_run``: the single-valued
+    group and the run, ``incremental._with_groups``): what they would add to an open interval, and
+    ``_plain``, whether every one of them is an assert that only extends it: not failed, timed,
+    without expiry (``valid_until``), not of a single-valued group (it retracts the others), not a
+    run's (held until the run completes, ``fold.run_lineage``), not a FEEDS (a column FEEDS is
+    merged per run text, ``column_feeds``)."""
+    plain = ((F.col("op") == "assert") & ~F.col("failed") & F.col("event_time").isNotNull()
+             & F.col("valid_until").isNull() & F.col("_sv").isNull() & F.col("_run").isNull()
+             & (F.col("relationship") != "FEEDS"))
+    added = new.where(F.col("dst_id").isNotNull()).groupBy(*EDGE_KEY).agg(
+        F.min(plain.cast("int")).alias("_plain"),
+        F.min("event_time").alias("_first"), F.max("event_time").alias("_n_last_seen"),
+        F.countDistinct("event_id").alias("_n_event_count"),
+        F.min("src_label").alias("_n_src_label"), F.min("dst_label").alias("_n_dst_label"))
+    props = fold.latest_props(new.where(F.col("dst_id").isNotNull() & (F.col("op") == "assert")), list(EDGE_KEY), cleared=True)
+    return added.join(props.withColumnRenamed("properties", "_n_props"), list(EDGE_KEY), "left")
+
+
+def extend_edges(stored: DataFrame, added: DataFrame) -> DataFrame:
+    """Every ``stored`` edge row (``EDGES``) of the keys of ``added`` (:func:`edge_increments`) that the
+    new facts only extend, the open one merged with them (the key's closed intervals as they are): the key's latest interval is open (no ``valid_to``, not
+    closed), every new fact is ``_plain`` and later than anything stored of the key. Then the fold
+    would put the new asserts in that interval (an open interval's end is far), so: its start
+    stays, last seen and the event count grow (the new events were not counted: they are later),
+    the labels are the least, and each property's latest value is the new one (a cleared one
+    removed). The other keys are refolded (``incremental.refold``)."""
+    is_open = F.col("valid_to").isNull() & F.col("closed_by").isNull()
+    row_key = ("src", "relationship", "dst", "qualifier")
+    per_key = stored.groupBy(*row_key).agg(F.max("last_seen").alias("_last"), F.count(F.when(is_open, 1)).alias("_open"))
+    per_key = per_key.select(*[F.col(c).alias(f"_k_{c}") for c in row_key], "_last", "_open")
+    ok = added.where(F.col("_plain") == 1)
+    on = None
+    for row_col, fact_col in zip(row_key, EDGE_KEY):
+        term = per_key[f"_k_{row_col}"].eqNullSafe(ok[fact_col])
+        on = term if on is None else on & term
+    kept = per_key.join(ok, on).where((F.col("_open") == 1) & (F.col("_first") > F.col("_last"))).select(
+        *[f"_k_{c}" for c in row_key], *[c for c in ok.columns if c.startswith("_n_")])
+    rows = stored.join(kept, [stored[c].eqNullSafe(kept[f"_k_{c}"]) for c in row_key])
+    raw = F.coalesce(F.col("_n_props"), F.create_map().cast("map<string,string>"))
+    props = F.map_filter(_overlay(F.col("properties"), raw), lambda _k, v: v != fold.CLEARED)
+    merged = {
+        "src_label": F.least("src_label", "_n_src_label"),
+        "dst_label": F.least("dst_label", "_n_dst_label"),
+        "last_seen": F.greatest("last_seen", "_n_last_seen"),
+        "event_count": F.col("event_count") + F.col("_n_event_count"),
+        "properties": F.map_from_entries(F.array_sort(F.map_entries(props))),
+    }
+    return rows.select(*[F.when(is_open, merged[c]).otherwise(F.col(c)).alias(c) if c in merged else F.col(c)
+                         for c in EDGES.names])
+
