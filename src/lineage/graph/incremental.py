@@ -267,7 +267,8 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     tagged = held.withColumn("_own", F.lit(0)).unionByName(own.withColumn("_own", F.lit(1)))
     new_keys = scratch(tagged.groupBy(*_FACT_KEY).agg(F.min("_own").alias("_own")), "keys")
     only_own = new_keys.where(F.col("_own") == 1)
-    own_rows = _semi(old_edges, only_own, list(zip(EDGE_KEY, _FACT_KEY)))  # not every edge grouped: 17 s of shuffle at 10^6
+    key_of_edge = list(zip(EDGE_KEY, _FACT_KEY))  # an edge row's key against an edge fact's
+    own_rows = _semi(old_edges, only_own, key_of_edge)  # not every edge grouped: 17 s of shuffle at 10^6
     extended = scratch(merge.extend_edges(own_rows, merge.edge_increments(
         _semi(new_edges, only_own, [(c, c) for c in _FACT_KEY]))), "extended-edges")
     extended_keys = extended.select(F.col("src").alias("src_id"), "relationship", F.col("dst").alias("dst_id"), "qualifier")
@@ -286,7 +287,6 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     named_runs = group_facts.where(F.col("_run").isNotNull()).select(F.col("_run").alias("src_id"))
     reports = _semi(every.where(is_vertex), named_runs, [("src_id", "src_id")])
     edge_facts = scratch(_raw(group_facts.unionByName(reports)), "efacts")  # disjoint: edge and vertex facts
-    key_of_edge = [(e, f) for e, f in zip(EDGE_KEY, _FACT_KEY)]
     folded = fold.fold(edge_facts, aliases, scratch, feeds=False, texts=texts)[1]
     edges_new = scratch(_semi(folded, touched_keys, key_of_edge).select(*EDGES.names), "edges")
 

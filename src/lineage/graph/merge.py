@@ -118,9 +118,8 @@ def extend_edges(stored: DataFrame, added: DataFrame) -> DataFrame:
     """Every ``stored`` edge row (``EDGES``) of the keys of ``added`` (:func:`edge_increments`) that the
     new facts only extend, the open one merged with them (the key's closed intervals as they are):
     the key's latest interval is open (no ``valid_to``, not closed), every new fact is ``_plain``
-    and later than anything stored of the key. Then the fold
-    would put the new asserts in that interval (an open interval's end is far), so: its start
-    stays, last seen and the event count grow (the new events were not counted: they are later),
+    and later than anything stored of the key. Then the fold would put the new asserts in that
+    interval (an open interval's end is far), so: its start stays, last seen and the event count grow (the new events were not counted: they are later),
     the labels are the least, and each property's latest value is the new one (a cleared one
     removed). The other keys are refolded (``incremental.refold``)."""
     is_open = F.col("valid_to").isNull() & F.col("closed_by").isNull()
@@ -146,4 +145,3 @@ def extend_edges(stored: DataFrame, added: DataFrame) -> DataFrame:
     }
     return rows.select(*[F.when(is_open, merged[c]).otherwise(F.col(c)).alias(c) if c in merged else F.col(c)
                          for c in EDGES.names])
-
