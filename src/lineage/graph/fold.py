@@ -94,7 +94,8 @@ asserts (``via`` most recent first, as a table FEEDS lists its jobs; ``transform
 not the latest assert's alone -- two jobs feeding one column pair are both its ``via``."""
 
 _ORDER = ("event_time", "event_id", "seq")
-_EDGE_KEY = ("src_id", "relationship", "dst_id", "qualifier")
+FACT_KEY = ("src_id", "relationship", "dst_id", "qualifier")  # an edge fact's key
+EDGE_ROW_KEY = ("src", "relationship", "dst", "qualifier")  # the same key of a folded edge row (EDGES)
 
 
 def _far() -> Column:
@@ -345,13 +346,13 @@ def fold_edges(facts: DataFrame, scratch: Scratch | None = None) -> DataFrame:
     edges = _kept(_expand_wildcards(
         _replaced(facts.where(F.col("relationship").isNotNull() & F.col("op").isin("assert", "retract")))
     ), scratch)
-    ordered = Window.partitionBy(*_EDGE_KEY).orderBy(*_ORDER)
+    ordered = Window.partitionBy(*FACT_KEY).orderBy(*_ORDER)
     is_retract = (F.col("op") == "retract").cast("int")
     latest = _is_latest_expiry()
     edges = edges.withColumn(
         "_grp", F.coalesce(F.sum(is_retract).over(ordered.rowsBetween(Window.unboundedPreceding, -1)), F.lit(0))
     ).withColumn("_end", F.when(F.col("op") == "assert", F.coalesce("valid_until", _far())))
-    in_group = Window.partitionBy(*_EDGE_KEY, "_grp").orderBy(*_ORDER)
+    in_group = Window.partitionBy(*FACT_KEY, "_grp").orderBy(*_ORDER)
     before = in_group.rowsBetween(Window.unboundedPreceding, -1)
     prev_end = F.when(latest, F.last("_end", ignorenulls=True).over(before)).otherwise(F.max("_end").over(before))
     opens = (F.col("op") == "assert") & (prev_end.isNull() | (prev_end < F.col("event_time")))
@@ -359,7 +360,7 @@ def fold_edges(facts: DataFrame, scratch: Scratch | None = None) -> DataFrame:
         "_interval", F.sum("_new").over(in_group.rowsBetween(Window.unboundedPreceding, 0))
     )
     edges = _kept(edges.where(F.col("_interval") > 0), scratch)  # a retract with nothing open closes nothing
-    interval_key = [*_EDGE_KEY, "_grp", "_interval"]
+    interval_key = [*FACT_KEY, "_grp", "_interval"]
     asserted = F.col("op") == "assert"
     last_end = F.max_by("_end", F.when(asserted, F.struct(*_ORDER)))  # the latest assert's
     folded = edges.groupBy(*interval_key).agg(

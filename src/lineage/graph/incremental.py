@@ -55,8 +55,6 @@ MANIFEST = "manifest.json"  # beside a generation's datasets: what it was folded
 UNQUALIFIED = "unqualified_feeds"
 """The manifest's record of whether any of its facts asserts FEEDS without a qualifier
 (:func:`asserted_unqualified_feeds`): when it says none, the next build looks at its new facts only."""
-EDGE_KEY = ("src", "relationship", "dst", "qualifier")
-_FACT_KEY = ("src_id", "relationship", "dst_id", "qualifier")
 _RAW = {"src_id": "_raw_src", "dst_id": "_raw_dst", "actor": "_raw_actor"}
 COLUMN_PREFIX = "column:"  # a Column's id (lineage.ids.column)
 
@@ -147,26 +145,13 @@ def _with_groups(facts: DataFrame) -> DataFrame:
     return facts.withColumn("_sv", _single_valued()).withColumn("_run", F.col("properties")[fold.RUN_KEY])
 
 
-def _semi(frame: DataFrame, keys: DataFrame, pairs: list[tuple[str, str]], how: str = "left_semi") -> DataFrame:
-    """``frame`` joined (semi or anti) to ``keys`` on null-safe equality of the column ``pairs``."""
-    renamed = keys.select(*[F.col(k).alias(f"_k_{k}") for _f, k in pairs]).distinct()
-    condition = None
-    for column, key in pairs:
-        term = frame[column].eqNullSafe(renamed[f"_k_{key}"])
-        condition = term if condition is None else condition & term
-    return frame.join(renamed, condition, how)
-
-
 def _any(frame: DataFrame, conditions: list[tuple[DataFrame, list[tuple[str, str]]]]) -> DataFrame:
     """The rows of ``frame`` matching any of ``conditions`` (keys, column pairs), each row once."""
     marks = []
     for index, (keys, pairs) in enumerate(conditions):
         mark = f"_m{index}"
         renamed = keys.select(*[F.col(k).alias(f"_k{index}_{k}") for _c, k in pairs]).distinct().withColumn(mark, F.lit(True))
-        condition = None
-        for column, key in pairs:
-            term = frame[column].eqNullSafe(renamed[f"_k{index}_{key}"])
-            condition = term if condition is None else condition & term
+        condition = merge.null_safe(frame, renamed, [(c, f"_k{index}_{k}") for c, k in pairs])
         frame = frame.join(renamed, condition, "left").drop(*[f"_k{index}_{k}" for _c, k in pairs])
         marks.append(F.col(mark))
     matched = marks[0]
@@ -223,27 +208,28 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
         blocked = blocked.unionByName(aliases.select(F.col("canonical").alias("id")))
     plain = scratch(merge.mergeable(old_vertices, fresh, blocked), "mergeable")
     current = scratch(_resolved(resolve.current(new), aliases), "current")  # the new facts the fold reads
-    merged_plain = scratch(merge.merge_vertices(_semi(old_vertices, plain, [("id", "id")]), merge.increments(current)),
+    merged_plain = scratch(merge.merge_vertices(merge.semi(old_vertices, plain, [("id", "id")]), merge.increments(current)),
                            "merged-plain")
 
     # an id no stored fact names (no stored row; not a Column a stored run's pairs may name): folded
     # from the new facts alone, without reading the month's (a day's new jobs and instances)
-    pair_ids = _semi(run_ids, merged_vertices, [("id", "id")], "left_anti")
-    pair_keys = _semi(pair_keys, merged_keys, [(c, c) for c in _FACT_KEY], "left_anti")
-    others = _semi(named.union(pair_ids).distinct(), plain, [("id", "id")], "left_anti")
-    unseen = scratch(_semi(others, old_vertices, [("id", "id")], "left_anti")
+    pair_ids = merge.semi(run_ids, merged_vertices, [("id", "id")], "left_anti")
+    by_fact_key = [(c, c) for c in fold.FACT_KEY]
+    pair_keys = merge.semi(pair_keys, merged_keys, by_fact_key, "left_anti")
+    others = merge.semi(named.union(pair_ids).distinct(), plain, [("id", "id")], "left_anti")
+    unseen = scratch(merge.semi(others, old_vertices, [("id", "id")], "left_anti")
                      .where(~F.col("id").startswith(COLUMN_PREFIX)), "unseen")
     unseen_facts = _raw(_any(current, [(unseen, [("src_id", "id")]), (unseen, [("dst_id", "id")])]))
-    vertices_unseen = scratch(_semi(fold.fold_vertices_of(unseen_facts, aliases, texts, scratch), unseen, [("id", "id")]), "unseen-vertices")
+    vertices_unseen = scratch(merge.semi(fold.fold_vertices_of(unseen_facts, aliases, texts, scratch), unseen, [("id", "id")]), "unseen-vertices")
 
     # the other vertices a new fact names, refolded from every fact naming them
-    touched_ids = scratch(_semi(others, unseen, [("id", "id")], "left_anti"), "ids")
+    touched_ids = scratch(merge.semi(others, unseen, [("id", "id")], "left_anti"), "ids")
     naming = _any(every, [(touched_ids, [("src_id", "id")]), (touched_ids, [("dst_id", "id")])])
     columns = touched_ids.where(F.col("id").startswith(COLUMN_PREFIX))
     if not columns.isEmpty():  # a Column is named by the runs whose pairs name it too
         naming = naming.unionByName(column_feeds.texts_naming(every, columns, texts, aliases))
     naming = scratch(_raw(naming), "vfacts")
-    vertices_new = scratch(_semi(fold.fold_vertices_of(naming, aliases, texts, scratch), touched_ids, [("id", "id")]), "vertices")
+    vertices_new = scratch(merge.semi(fold.fold_vertices_of(naming, aliases, texts, scratch), touched_ids, [("id", "id")]), "vertices")
 
     # edges: the keys of the groups new facts are in
     new_edges = fresh.where(is_edge)
@@ -252,7 +238,7 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     # (src, relationship) of a wildcard retract, the single-valued group of an assert, a reported run.
     # Another new key in a (src, relationship) changes nothing of the group's other keys: a node's
     # new instance does not refold its month of HAS_INSTANCE (156,000 of a day's 213,000 keys)
-    own = new_edges.where(F.col("dst_id").isNotNull()).select(*_FACT_KEY)
+    own = new_edges.where(F.col("dst_id").isNotNull()).select(*fold.FACT_KEY)
     wild = new_edges.where(F.col("dst_id").isNull()).select("src_id", "relationship")
     groups_sv = new_edges.where(F.col("_sv").isNotNull()).select("_sv")
     runs = fresh.where(is_vertex & F.col("src_id").isNotNull()).select(F.col("src_id").alias("_run"))
@@ -262,62 +248,62 @@ def refold(old: Warehouse, facts: DataFrame, new: DataFrame, gone: DataFrame, al
     # of the new facts' own keys, those no group above names, nor a superseded fact: where every new
     # fact only extends the key's open interval (a node's daily READS and WRITES, a table's columns
     # stated again), its stored rows merged with them (``merge.extend_edges``); the rest refolded
-    held = keyed.select(*_FACT_KEY).unionByName(pair_keys.select(*_FACT_KEY)).unionByName(
-        superseded.where(is_edge & F.col("dst_id").isNotNull()).select(*_FACT_KEY))
+    held = keyed.select(*fold.FACT_KEY).unionByName(pair_keys.select(*fold.FACT_KEY)).unionByName(
+        superseded.where(is_edge & F.col("dst_id").isNotNull()).select(*fold.FACT_KEY))
     tagged = held.withColumn("_own", F.lit(0)).unionByName(own.withColumn("_own", F.lit(1)))
-    new_keys = scratch(tagged.groupBy(*_FACT_KEY).agg(F.min("_own").alias("_own")), "keys")
+    new_keys = scratch(tagged.groupBy(*fold.FACT_KEY).agg(F.min("_own").alias("_own")), "keys")
     only_own = new_keys.where(F.col("_own") == 1)
-    key_of_edge = list(zip(EDGE_KEY, _FACT_KEY))  # an edge row's key against an edge fact's
-    own_rows = _semi(old_edges, only_own, key_of_edge)  # not every edge grouped: 17 s of shuffle at 10^6
+    key_of_edge = list(zip(fold.EDGE_ROW_KEY, fold.FACT_KEY))  # an edge row's key against an edge fact's
+    own_rows = merge.semi(old_edges, only_own, key_of_edge)  # not every edge grouped: 17 s of shuffle at 10^6
     extended = scratch(merge.extend_edges(own_rows, merge.edge_increments(
-        _semi(new_edges, only_own, [(c, c) for c in _FACT_KEY]))), "extended-edges")
+        merge.semi(new_edges, only_own, by_fact_key))), "extended-edges")
     extended_keys = extended.select(F.col("src").alias("src_id"), "relationship", F.col("dst").alias("dst_id"), "qualifier")
-    touched_keys = scratch(_semi(new_keys, extended_keys, [(c, c) for c in _FACT_KEY], "left_anti")
-                           .select(*_FACT_KEY), "refolded-keys")
-    of_touched = _semi(concrete, touched_keys, [(c, c) for c in _FACT_KEY])
+    touched_keys = scratch(merge.semi(new_keys, extended_keys, by_fact_key, "left_anti")
+                           .select(*fold.FACT_KEY), "refolded-keys")
+    of_touched = merge.semi(concrete, touched_keys, by_fact_key)
     sv_groups = of_touched.where(F.col("_sv").isNotNull()).select("_sv")
     # a touched key's own facts, the wildcard retracts of its (src, relationship), its single-valued
     # group's asserts, and the runs naming it
     edge_rows = every.where(is_edge)
     group_facts = scratch(_any(edge_rows.where(F.col("dst_id").isNotNull()), [
-        (touched_keys, [(c, c) for c in _FACT_KEY]), (sv_groups, [("_sv", "_sv")])]).unionByName(
+        (touched_keys, by_fact_key), (sv_groups, [("_sv", "_sv")])]).unionByName(
         _any(edge_rows.where(F.col("dst_id").isNull()), [
             (touched_keys, [("src_id", "src_id"), ("relationship", "relationship")]), (sv_groups, [("_sv", "_sv")])]))
         .unionByName(column_feeds.texts_with_keys(every, touched_keys, texts, aliases)), "groups")
     named_runs = group_facts.where(F.col("_run").isNotNull()).select(F.col("_run").alias("src_id"))
-    reports = _semi(every.where(is_vertex), named_runs, [("src_id", "src_id")])
+    reports = merge.semi(every.where(is_vertex), named_runs, [("src_id", "src_id")])
     edge_facts = scratch(_raw(group_facts.unionByName(reports)), "efacts")  # disjoint: edge and vertex facts
     folded = fold.fold(edge_facts, aliases, scratch, feeds=False, texts=texts)[1]
-    edges_new = scratch(_semi(folded, touched_keys, key_of_edge).select(*EDGES.names), "edges")
+    edges_new = scratch(merge.semi(folded, touched_keys, key_of_edge).select(*EDGES.names), "edges")
 
     # untouched rows of the old generation as they are, refolded and merged rows in their place
     replaced_ids = touched_ids.unionByName(merged_vertices.select("id")).unionByName(plain)  # (unseen: not stored)
-    vertices = _semi(old_vertices, replaced_ids, [("id", "id")], "left_anti").select(*VERTICES.names)
+    vertices = merge.semi(old_vertices, replaced_ids, [("id", "id")], "left_anti").select(*VERTICES.names)
     for rows in (vertices_new, vertices_unseen, merged_vertices, merged_plain):
         vertices = vertices.unionByName(rows.select(*VERTICES.names))
     derived = is_derived_feeds()
     replaced_keys = touched_keys.unionByName(merged_keys).unionByName(extended_keys)
-    base = scratch(_semi(old_edges.where(~derived), replaced_keys, key_of_edge, "left_anti")
+    base = scratch(merge.semi(old_edges.where(~derived), replaced_keys, key_of_edge, "left_anti")
                    .unionByName(edges_new).unionByName(merged_edges).unionByName(extended), "base")
 
     # derived FEEDS: refolded for every (a, b) a touched job reads and writes
     jobs = touched_keys.unionByName(extended_keys).where(F.col("relationship").isin("READS", "WRITES")).select(
         F.col("src_id").alias("src"))  # an extended READS has a later last_seen: its FEEDS are derived again
-    job_edges = _semi(old_edges.unionByName(edges_new), jobs, [("src", "src")])
+    job_edges = merge.semi(old_edges.unionByName(edges_new), jobs, [("src", "src")])
     read = scratch(job_edges.where(F.col("relationship") == "READS").select(F.col("dst").alias("a")).distinct(), "read")
     written = scratch(job_edges.where(F.col("relationship") == "WRITES").select(F.col("dst").alias("b")).distinct(), "written")
-    feeding = _semi(base.where(F.col("relationship") == "READS"), read, [("dst", "a")]).unionByName(
-        _semi(base.where(F.col("relationship") == "WRITES"), written, [("dst", "b")]))
+    feeding = merge.semi(base.where(F.col("relationship") == "READS"), read, [("dst", "a")]).unionByName(
+        merge.semi(base.where(F.col("relationship") == "WRITES"), written, [("dst", "b")]))
     feeds_new = scratch(fold.derive_feeds(feeding).select(*EDGES.names), "feeds")
     old_feeds = old_edges.where(derived)
-    outside = _semi(old_feeds, read, [("src", "a")], "left_anti").unionByName(
-        _semi(_semi(old_feeds, read, [("src", "a")]), written, [("dst", "b")], "left_anti"))
+    outside = merge.semi(old_feeds, read, [("src", "a")], "left_anti").unionByName(
+        merge.semi(merge.semi(old_feeds, read, [("src", "a")]), written, [("dst", "b")], "left_anti"))
     edges = base.unionByName(outside).unionByName(feeds_new)
 
     # changes: one per change fact, so the new facts' are added
     old_changes = spark.read.parquet(str(old.changes)).select(*CHANGES.names)
     changes_new = scratch(fold.fold_changes_of(new, aliases), "changes")
-    changes = old_changes.unionByName(_semi(changes_new, old_changes, [("change_id", "change_id")], "left_anti"))
+    changes = old_changes.unionByName(merge.semi(changes_new, old_changes, [("change_id", "change_id")], "left_anti"))
     counts = {"vertices": touched_ids.count() + unseen.count(), "edges": touched_keys.count(),
               "merged_vertices": merged_vertices.count() + merged_plain.count(), "merged_edges": merged_edges.count() + extended_keys.distinct().count()}
     return vertices, edges, changes, counts

@@ -87,12 +87,25 @@ def merge_vertices(stored: DataFrame, added: DataFrame) -> DataFrame:
     return out.withColumn("name", fold.vertex_name(F.col("properties"), F.col("id"))).select(*VERTICES.names)
 
 
+def null_safe(left: DataFrame, right: DataFrame, pairs: list[tuple[str, str]]) -> Column:
+    """The join condition: each (``left`` column, ``right`` column) of ``pairs`` equal, nulls equal
+    too (an edge key's ``qualifier`` is often null)."""
+    condition = None
+    for left_col, right_col in pairs:
+        term = left[left_col].eqNullSafe(right[right_col])
+        condition = term if condition is None else condition & term
+    return condition
+
+
+def semi(frame: DataFrame, keys: DataFrame, pairs: list[tuple[str, str]], how: str = "left_semi") -> DataFrame:
+    """``frame`` joined (semi or anti) to ``keys`` on null-safe equality of the column ``pairs``."""
+    renamed = keys.select(*[F.col(k).alias(f"_k_{k}") for _f, k in pairs]).distinct()
+    return frame.join(renamed, null_safe(frame, renamed, [(c, f"_k_{k}") for c, k in pairs]), how)
+
+
 def _overlay(base: Column, over: Column) -> Column:
     """``base`` with every key of ``over`` set to ``over``'s value."""
     return F.map_concat(F.map_filter(base, lambda k, _v: ~F.array_contains(F.map_keys(over), k)), over)
-
-
-EDGE_KEY = ("src_id", "relationship", "dst_id", "qualifier")  # an edge fact's key (an edge row's: src, dst)
 
 
 def edge_increments(new: DataFrame) -> DataFrame:
@@ -105,13 +118,13 @@ def edge_increments(new: DataFrame) -> DataFrame:
     plain = ((F.col("op") == "assert") & ~F.col("failed") & F.col("event_time").isNotNull()
              & F.col("valid_until").isNull() & F.col("_sv").isNull() & F.col("_run").isNull()
              & (F.col("relationship") != "FEEDS"))
-    added = new.where(F.col("dst_id").isNotNull()).groupBy(*EDGE_KEY).agg(
+    added = new.where(F.col("dst_id").isNotNull()).groupBy(*fold.FACT_KEY).agg(
         F.min(plain.cast("int")).alias("_plain"),
         F.min("event_time").alias("_first"), F.max("event_time").alias("_n_last_seen"),
         F.countDistinct("event_id").alias("_n_event_count"),
         F.min("src_label").alias("_n_src_label"), F.min("dst_label").alias("_n_dst_label"))
-    props = fold.latest_props(new.where(F.col("dst_id").isNotNull() & (F.col("op") == "assert")), list(EDGE_KEY), cleared=True)
-    return added.join(props.withColumnRenamed("properties", "_n_props"), list(EDGE_KEY), "left")
+    props = fold.latest_props(new.where(F.col("dst_id").isNotNull() & (F.col("op") == "assert")), list(fold.FACT_KEY), cleared=True)
+    return added.join(props.withColumnRenamed("properties", "_n_props"), list(fold.FACT_KEY), "left")
 
 
 def extend_edges(stored: DataFrame, added: DataFrame) -> DataFrame:
@@ -123,17 +136,14 @@ def extend_edges(stored: DataFrame, added: DataFrame) -> DataFrame:
     the labels are the least, and each property's latest value is the new one (a cleared one
     removed). The other keys are refolded (``incremental.refold``)."""
     is_open = F.col("valid_to").isNull() & F.col("closed_by").isNull()
-    row_key = ("src", "relationship", "dst", "qualifier")
+    row_key = fold.EDGE_ROW_KEY
     per_key = stored.groupBy(*row_key).agg(F.max("last_seen").alias("_last"), F.count(F.when(is_open, 1)).alias("_open"))
     per_key = per_key.select(*[F.col(c).alias(f"_k_{c}") for c in row_key], "_last", "_open")
     ok = added.where(F.col("_plain") == 1)
-    on = None
-    for row_col, fact_col in zip(row_key, EDGE_KEY):
-        term = per_key[f"_k_{row_col}"].eqNullSafe(ok[fact_col])
-        on = term if on is None else on & term
+    on = null_safe(per_key, ok, [(f"_k_{c}", f) for c, f in zip(row_key, fold.FACT_KEY)])
     kept = per_key.join(ok, on).where((F.col("_open") == 1) & (F.col("_first") > F.col("_last"))).select(
         *[f"_k_{c}" for c in row_key], *[c for c in ok.columns if c.startswith("_n_")])
-    rows = stored.join(kept, [stored[c].eqNullSafe(kept[f"_k_{c}"]) for c in row_key])
+    rows = stored.join(kept, null_safe(stored, kept, [(c, f"_k_{c}") for c in row_key]))
     raw = F.coalesce(F.col("_n_props"), F.create_map().cast("map<string,string>"))
     props = F.map_filter(_overlay(F.col("properties"), raw), lambda _k, v: v != fold.CLEARED)
     merged = {
