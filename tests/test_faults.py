@@ -25,6 +25,9 @@ import pyarrow.dataset as ds
 import pytest
 from smalldata import conf_dir
 
+from lineage.graph.build import mapping_version
+from lineage.sql import memo
+
 pytestmark = pytest.mark.spark
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -285,6 +288,13 @@ def test_a_damaged_file_is_named_with_its_repair_and_the_repair_works(spark, inp
     assert failed.exit_code == 2, failed.output
     assert f"damaged file in the warehouse (facts): {facts_file}" in failed.output
     assert f"lineage build --full --warehouse {warehouse}" in failed.output
+    stale = warehouse / "cache" / "sql" / "an-older-version" / "ab" / "x.json"  # script analyses of other code
+    stale.parent.mkdir(parents=True)
+    stale.write_text("[]")
     full = runner.invoke(main, ["build", "--full", "--warehouse", str(warehouse), "--json"])
     assert full.exit_code == 0, full.output
     assert counts(warehouse) == expected
+    # --full analysed every script again: only this code's analyses are kept, for the next build
+    kept = list((warehouse / "cache" / "sql").iterdir())
+    assert [p.name for p in kept] == [memo.directory(Path(), mapping_version()).name]
+    assert any(kept[0].rglob("*.json"))

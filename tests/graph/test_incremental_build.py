@@ -16,8 +16,9 @@ import pytest
 
 from graph.test_index import assert_index_of_its_own_graph
 from lineage.generate import generate
-from lineage.graph.build import build
+from lineage.graph.build import build, mapping_version
 from lineage.ingest.pipeline import ingest
+from lineage.sql import memo
 from lineage.store.warehouse import Warehouse
 
 DAYS = 3
@@ -112,6 +113,9 @@ def test_day_by_day_builds_equal_one_full_build(spark, platform, seed):
     # the column FEEDS and Columns only a day's runs name are merged, the others refolded: both ways
     assert all(r.merged_edge_keys and r.merged_vertices for r in results[1:]), [r.merged_edge_keys for r in results]
     assert not (daily / ".txn").exists()  # the scratch of the incremental fold is gone
+    # each day's scripts' analyses kept for the next (lineage.sql.memo): one directory, this code's
+    kept = list(Warehouse.at(daily).sql_cache.iterdir())
+    assert [p.name for p in kept] == [memo.directory(Path(), mapping_version()).name] and any(kept[0].rglob("*.json"))
     counts = {r.generation: (r.generation, r.vertices, r.edges, r.changes) for r in results}
     assert len({s[0] for s in seen}) >= 1
     assert all(s == counts[s[0]] for s in seen)  # never a mix of two generations, never half written

@@ -34,6 +34,7 @@ from lineage.store.lock import DEFAULT_WAIT, writer
 from lineage.store.runs import RunReport, new_run_id
 from lineage.store.schema import CHANGES, EDGES, EXTRACTED, FACTS, PAIRS_TEXTS, VERTICES
 from lineage.settings import Settings
+from lineage.sql import memo
 from lineage.store.testhooks import pause_point
 from lineage.store.warehouse import AROUND, CURRENT, INDEX, Warehouse
 
@@ -240,6 +241,10 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
         if reextract:
             say(f"the event mapping changed (version {version}): re-extracting facts from every event")
 
+    # a script's analyses are kept for the next build (every day's scripts ran the day before),
+    # those of another code version removed; --full analyses every script again
+    analyses = memo.directory(wh.sql_cache, version)
+    memo.keep_only(wh.sql_cache, None if full else analyses)
     events = spark.read.parquet(str(wh.events)).select(*EXTRACTION_COLUMNS)
     total_events = events.count()
     new = events
@@ -257,8 +262,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
         texts_stored = None if reextract else wh.pairs_texts
         if new_count:
             say(f"extracting facts from {new_count} new event(s) of {total_events}")
-            rdd = by_script(new).rdd.mapPartitions(core.storing(
-                lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"])))
+            rdd = by_script(new).rdd.mapPartitions(memo.using(analyses, core.storing(
+                lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]))))
             sent = spark.createDataFrame(rdd, FACTS.ddl).persist(StorageLevel.MEMORY_AND_DISK)
             facts_new, new_facts = _write_facts(sent, facts_dir, texts_dir, texts_stored)
             pause_point("build.write")
@@ -272,7 +277,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
                 .select(*EXTRACTED.names)
             )
             extracted.coalesce(1).write.mode("append").parquet(str(extracted_dir))
-            new_facts += _resolve(spark, wh, facts_new, reextract, facts_dir, texts_dir, texts_stored, say)
+            new_facts += _resolve(spark, wh, facts_new, reextract, facts_dir, texts_dir, texts_stored, say, analyses)
             sent.unpersist()
         new.unpersist()
 
@@ -421,13 +426,15 @@ def events_of(wh: Warehouse, keys: "DataFrame") -> "DataFrame":
 
 
 def _resolve(spark: "SparkSession", wh: Warehouse, facts_new: "DataFrame", reextract: bool,
-             facts_dir: Path, texts_dir: Path, texts_stored: Path | None, say: Callable[[str], None]) -> int:
+             facts_dir: Path, texts_dir: Path, texts_stored: Path | None, say: Callable[[str], None],
+             analyses: Path) -> int:
     """Column lineage of jobs that needed another table's columns, computed with the graph's
     (:mod:`lineage.graph.resolve`), written beside the new facts (their texts beside the new
     texts): how many facts."""
     stored = None if reextract or not Warehouse.has_data(wh.facts) else wh.facts
     round_ = 1 + (len(list(wh.builds.glob("*.json"))) if wh.builds.is_dir() else 0)
-    derived = resolve.derived_facts(lambda keys: events_of(wh, keys), stored, facts_new.select(*FACTS.names), round_)
+    derived = resolve.derived_facts(lambda keys: events_of(wh, keys), stored, facts_new.select(*FACTS.names), round_,
+                                    analyses)
     if derived is None:
         return 0
     say("resolving column lineage with the graph's schemas")

@@ -35,6 +35,7 @@ from lineage.events import registry
 from lineage.facts import core
 from lineage.facts.extract import by_script
 from lineage.facts.maxcompute import actor_id, columns
+from lineage.sql import memo
 from lineage.store.schema import FACTS
 
 SEQ_BASE = 100_000
@@ -202,11 +203,12 @@ def resolve_event(row: Any, versions: Versions, round_: int) -> Iterator[core.Fa
 
 
 def derived_facts(events_of: Callable[[DataFrame], DataFrame], stored: Path | None, new: DataFrame,
-                  round_: int) -> DataFrame | None:
+                  round_: int, analyses: Path | None = None) -> DataFrame | None:
     """The facts resolving the column lineage of the jobs that need the graph's schemas, as the Python
     workers send them (``core.stored``: ``column_feeds.apart`` splits off the texts; None: no job).
     ``events_of``: the stored events of (source, event_id) keys; ``stored``: the facts dataset (None:
-    there are only the ``new`` facts)."""
+    there are only the ``new`` facts); ``analyses``: where the scripts' analyses are kept across builds
+    (``lineage.sql.memo``; None: not kept)."""
     spark = new.sparkSession
     jobs = jobs_to_resolve(None if stored is None else spark.read.parquet(str(stored)).select(*FACTS.names), new)
     jobs = jobs.localCheckpoint()  # read three times below, and its plan scans every stored fact
@@ -214,7 +216,7 @@ def derived_facts(events_of: Callable[[DataFrame], DataFrame], stored: Path | No
         return None
     versions = spark.sparkContext.broadcast(schema_versions(stored, new, jobs))
     todo = by_script(events_of(jobs.select("source", "event_id")).join(jobs, ["source", "event_id"]))
-    rdd = todo.rdd.mapPartitions(core.storing(lambda r: resolve_event(r, versions.value, round_)))
+    rdd = todo.rdd.mapPartitions(memo.using(analyses, core.storing(lambda r: resolve_event(r, versions.value, round_))))
     return spark.createDataFrame(rdd, FACTS.ddl)
 
 

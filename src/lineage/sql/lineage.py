@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
 from sqlglot import exp
@@ -131,6 +131,21 @@ def table_lineage(sql: str, default_project: str | None = None) -> SqlLineage:
         read_locations=_sorted(uri for s in statements for uri in s.read_locations),
         written_locations=_sorted(uri for s in statements for uri in s.written_locations),
     )
+
+
+def to_json(lineage: SqlLineage) -> dict:
+    """``lineage`` as JSON-able data (kept across builds: ``lineage.sql.memo``)."""
+    return asdict(lineage)
+
+
+def from_json(data: dict) -> SqlLineage:
+    """The :class:`SqlLineage` :func:`to_json` wrote."""
+    statements = tuple(StatementLineage(**_tuples(s)) for s in data["statements"])
+    return SqlLineage(**{**_tuples(data), "statements": statements})
+
+
+def _tuples(data: dict) -> dict:
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
 
 
 # --- parsing --------------------------------------------------------------------------------

@@ -76,6 +76,12 @@ class Warehouse:
         return self.root / "pairs_texts"
 
     @property
+    def sql_cache(self) -> Path:
+        """Script analyses kept across builds (``lineage.sql.memo``): a directory per code version,
+        safe to delete (the next build analyses its scripts again)."""
+        return self.root / "cache" / "sql"
+
+    @property
     def extracted(self) -> Path:
         """Which events have been turned into facts, and by which mapping version."""
         return self.root / "facts_extracted"

@@ -31,7 +31,7 @@ from lineage.events.base import ParsedEvent
 from lineage.facts.core import Out, prop_value
 from lineage.facts.maxcompute import helpers
 from lineage.facts.maxcompute.helpers import _data, _job_id, _job_lineage, _text
-from lineage.sql import ddl
+from lineage.sql import ddl, memo
 from lineage.sql.lineage import SqlLineage
 from lineage.sql.columns import DEFAULT, DIRECT, INDIRECT, ColumnLineage, column_lineage
 
@@ -73,7 +73,21 @@ class _Script:
     pairs: str | None  # the ``pairs`` property (JSON) when nothing is unknown and some pair is known
 
 
+def _script_json(script: _Script) -> dict:
+    nets = {t: {"cleared": n.cleared, "known": n.known, "columns": [[c.name, c.type, c.partition] for c in n.columns.values()],
+                "dropped": sorted(n.dropped), "retyped": n.retyped} for t, n in script.nets.items()}
+    return {"nets": nets, "reasons": script.reasons, "unknown": script.unknown, "pairs": script.pairs}
+
+
+def _script_from(data: dict) -> _Script:
+    nets = {t: _Net(n["cleared"], n["known"], {c[0]: ddl.Col(*c) for c in n["columns"]}, set(n["dropped"]), n["retyped"])
+            for t, n in data["nets"].items()}
+    unknown = data["unknown"]
+    return _Script(nets, tuple(data["reasons"]), None if unknown is None else tuple(unknown), data["pairs"])
+
+
 @lru_cache(maxsize=8192)
+@memo.on_disk("script_columns", _script_json, _script_from)
 def _script(sql: str, project: str | None) -> _Script:
     lineage, unknown = _columns_of(sql, project, (), True), _needs(sql, project, ())
     pairs = None if unknown else _pair_list(lineage)
@@ -362,6 +376,8 @@ def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]],
 
 
 @lru_cache(maxsize=8192)
+@lru_cache(maxsize=8192)
+@memo.on_disk("needs", list, tuple)
 def _needs(sql: str, project: str | None, schema: Schema) -> tuple[str, ...]:
     """The tables the script's column lineage with ``schema`` still needs (:func:`_needed`): once per
     text and schema, as the analysis, not once per run."""
@@ -371,6 +387,7 @@ def _needs(sql: str, project: str | None, schema: Schema) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=8192)
+@memo.on_disk("outcome", list, lambda data: (data[0], tuple(data[1])))
 def _outcome(sql: str, project: str | None, schema: Schema) -> tuple[str | None, tuple[str, ...]]:
     """The ``pairs`` property (JSON; None: no pair) and the partial reasons with ``schema``: a
     positional INSERT into a table still unknown names the target by the query's outputs."""
