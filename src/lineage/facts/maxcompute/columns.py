@@ -376,7 +376,6 @@ def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]],
 
 
 @lru_cache(maxsize=8192)
-@lru_cache(maxsize=8192)
 @memo.on_disk("needs", list, tuple)
 def _needs(sql: str, project: str | None, schema: Schema) -> tuple[str, ...]:
     """The tables the script's column lineage with ``schema`` still needs (:func:`_needed`): once per
