@@ -5,6 +5,8 @@ without a directory."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +24,7 @@ CACHED = (helpers._lineage_of, columns._script, columns._needs, columns._outcome
 @pytest.fixture
 def kept(tmp_path):
     """Analyses kept under a fresh directory, each process cache empty before and after."""
-    root = tmp_path / "analyses"
+    root = tmp_path / "cache" / "a-version"
     for fn in CACHED:
         fn.cache_clear()
     memo.use(root)
@@ -136,3 +138,20 @@ def test_only_the_current_versions_analyses_are_kept(tmp_path):
     memo.keep_only(cache, None)
     assert not list(cache.iterdir())
     memo.keep_only(tmp_path / "none-yet", None)  # no cache yet: nothing to do
+
+
+def test_an_analysis_not_read_for_weeks_is_removed_and_a_read_one_kept(kept):
+    @memo.on_disk("same", list, tuple)
+    def same(text: str) -> tuple[str, ...]:
+        return (text,)
+
+    same("old"), same("read")
+    now = time.time()
+    weeks_ago = now - (memo.KEEP_DAYS + 1) * 86_400
+    for path in kept.rglob("*.json"):
+        os.utime(path, (weeks_ago, weeks_ago))
+    assert same("read") == ("read",)  # read back: marked as read now
+    memo.keep_only(kept.parent, kept, now=now)
+    assert [json.loads(p.read_text()) for p in kept.rglob("*.json")] == [["read"]]
+    memo.keep_only(kept.parent, kept, now=now + (memo.KEEP_DAYS + 1) * 86_400)
+    assert not list(kept.rglob("*.json"))

@@ -9,7 +9,8 @@ An entry is the JSON of one pure function's result (:func:`on_disk`), keyed by t
 and its arguments, in a directory of one code version (:func:`directory`: the facts' mapping
 version and sqlglot's, so changed code never reads an older analysis). It is written to a temporary
 file and renamed, so a crash leaves none or a whole one; one that does not decode is computed and
-written again. JSON, never pickle: the warehouse is data, and reading it must not run code.
+written again; one not read for :data:`KEEP_DAYS` is removed. JSON, never pickle: the warehouse
+is data, and reading it must not run code.
 Without a directory set (:func:`use`) the functions compute, as before: a process other than a
 build's workers (``lineage sql``, tests) keeps nothing on disk.
 """
@@ -23,6 +24,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -42,14 +44,31 @@ def directory(cache: Path, version: str) -> Path:
     return cache / f"{version}-sqlglot-{sqlglot.__version__}"
 
 
-def keep_only(cache: Path, current: Path | None) -> None:
+KEEP_DAYS = 8
+"""An analysis no build has read for this long is removed (:func:`keep_only`): a script no longer
+run, a schema since changed, a text with the day's date substituted. A read marks it (its time of
+change), so the cache holds what the platform ran this week (a weekly node's script too) rather
+than every script it ever ran."""
+
+
+def keep_only(cache: Path, current: Path | None, now: float | None = None) -> None:
     """Remove every version's directory under ``cache`` but ``current`` (None: all): another
-    version's analyses are never read again."""
+    version's analyses are never read again; and of ``current``, the analyses not read for
+    :data:`KEEP_DAYS` (``now``: the time to count from, seconds since the epoch)."""
     if not cache.is_dir():
         return
     for entry in cache.iterdir():
         if entry != current:
             shutil.rmtree(entry, ignore_errors=True)
+    if current is None or not current.is_dir():
+        return
+    oldest = (time.time() if now is None else now) - KEEP_DAYS * 86_400
+    for path in current.glob("*/*"):
+        try:
+            if path.stat().st_mtime < oldest:
+                path.unlink()
+        except OSError:  # another process removed it, or it cannot be: it only costs space
+            pass
 
 
 def use(root: str | Path | None) -> None:
@@ -84,7 +103,9 @@ def on_disk(name: str, encode: Callable[[T], Any], decode: Callable[[Any], T]) -
             key = hashlib.sha256(json.dumps([name, *args]).encode()).hexdigest()
             path = root / key[:2] / f"{key}.json"
             try:
-                return decode(json.loads(path.read_bytes()))
+                value = decode(json.loads(path.read_bytes()))
+                _mark(path)
+                return value
             except OSError:  # not kept yet (or the directory cannot be read: then computed each time)
                 pass
             except (ValueError, TypeError, KeyError, AttributeError) as exc:  # damaged: computed again
@@ -96,6 +117,14 @@ def on_disk(name: str, encode: Callable[[T], Any], decode: Callable[[Any], T]) -
         return cached
 
     return wrap
+
+
+def _mark(path: Path) -> None:
+    """``path`` read now: its time of change moved to now, so :func:`keep_only` keeps it."""
+    try:
+        os.utime(path)
+    except OSError:
+        pass
 
 
 def _write(path: Path, data: bytes) -> None:
