@@ -36,6 +36,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _root: Path | None = None
+_unwritable = False  # a write has failed in this process: said once
 
 
 def directory(cache: Path, version: str) -> Path:
@@ -73,8 +74,10 @@ def keep_only(cache: Path, current: Path | None, now: float | None = None) -> No
 
 def use(root: str | Path | None) -> None:
     """Keep this process's analyses under ``root`` (None: in memory only)."""
-    global _root
-    _root = None if root is None else Path(root)
+    global _root, _unwritable
+    new = None if root is None else Path(root)
+    if new != _root:  # each task of a build sets the same: its failure is still said once
+        _root, _unwritable = new, False
 
 
 def using(root: Path | None, task: Callable[[Iterable[Any]], Iterator[T]]) -> Callable[[Iterable[Any]], Iterator[T]]:
@@ -130,6 +133,7 @@ def _mark(path: Path) -> None:
 def _write(path: Path, data: bytes) -> None:
     """``data`` at ``path`` whole or not at all (a file renamed in place; another worker writing the
     same analysis writes the same bytes). A cache that cannot be written only costs time."""
+    global _unwritable
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -138,6 +142,8 @@ def _write(path: Path, data: bytes) -> None:
             out.write(data)
         os.replace(tmp, path)
     except OSError as exc:
-        log.warning("script analysis not kept at %s: %s", path, exc)
+        if not _unwritable:  # once per process: a directory that cannot be written fails every write
+            log.warning("script analyses not kept under %s (%s): each is analysed as before", path.parent.parent, exc)
+        _unwritable = True
         if tmp is not None:
             Path(tmp).unlink(missing_ok=True)
