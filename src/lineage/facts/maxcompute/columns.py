@@ -89,7 +89,7 @@ def _script_from(data: dict) -> _Script:
 @lru_cache(maxsize=8192)
 @memo.on_disk("script_columns", _script_json, _script_from)
 def _script(sql: str, project: str | None) -> _Script:
-    lineage, unknown = _columns_of(sql, project, (), True), _needs(sql, project, ())
+    lineage, unknown = _columns_of(sql, project, (), True), _still_needed(sql, project, ())
     pairs = None if unknown else _pair_list(lineage)
     return _Script(_nets_of(lineage), tuple(_reasons(lineage, helpers._lineage_of(sql, project))), unknown or None,
                    prop_value(pairs) if pairs else None)
@@ -379,7 +379,13 @@ def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]],
 @memo.on_disk("needs", list, tuple)
 def _needs(sql: str, project: str | None, schema: Schema) -> tuple[str, ...]:
     """The tables the script's column lineage with ``schema`` still needs (:func:`_needed`): once per
-    text and schema, as the analysis, not once per run."""
+    text and schema, as the analysis, not once per run; kept for the resolution's schemas."""
+    return _still_needed(sql, project, schema)
+
+
+def _still_needed(sql: str, project: str | None, schema: Schema) -> tuple[str, ...]:
+    """:func:`_needs` itself: what extraction's :func:`_script` asks, kept only inside its result
+    (a file of its own per script was a third of a day's writes, and read by nothing)."""
     lineage = _columns_of(sql, project, schema, True)
     stated = {t for t, net in _nets_of(lineage).items() if net.known}
     return tuple(_needed(lineage, helpers._lineage_of(sql, project), stated))
