@@ -45,6 +45,15 @@ LABELS: dict[str, str] = {
     "Location": "location",
 }
 LABEL_OF_PREFIX: dict[str, str] = {prefix: label for label, prefix in LABELS.items()}
+RUN_PREFIXES: tuple[str, ...] = ("instance:", "dag:", "job:maxcompute:")
+"""Ids of runs (DESIGN.md, *Definitions and runs*): a DataWorks instance, an OpenLineage run (both
+``instance:``), a DAG run, a MaxCompute job run. A run happened once: what a change reaches walks
+through runs (to what they wrote, their workflow, an ad-hoc run's author) but never lists one."""
+
+
+def is_run(vertex_id: str) -> bool:
+    """Whether an id names a run (:data:`RUN_PREFIXES`), not a definition that runs again."""
+    return vertex_id.startswith(RUN_PREFIXES)
 
 RELATIONSHIPS: frozenset[str] = frozenset({
     "CAN_ACCESS", "HAS_ROLE", "MEMBER_OF", "OWNS", "READS", "WRITES", "FEEDS", "HAS_INSTANCE",

@@ -76,9 +76,7 @@ def test_direct_reach_excludes_the_sibling_and_marks_the_partial_fallback():
     assert got == {
         cid("a", "x"): (1, False, False), tid("s"): (1, False, False), cid("d", "u"): (2, False, False),
         tid("a"): (2, False, False), tid("d"): (3, False, False),
-        # every job reading s or a reads a table whose column changed
-        job("ja"): (2, False, False), job("jb"): (2, False, False), job("jc"): (2, False, False),
-        job("jp"): (2, False, False), job("jd"): (3, False, False),
+        # the job runs reading s or a are walked through, never listed: they ran before the change
         tid("p"): (3, False, True),  # jp's column lineage is partial: its whole output
         ALICE: (3, False, False),
     }
@@ -123,11 +121,12 @@ def test_field_removal_blast_is_column_precise_and_equal_on_both_engines(spark, 
     tables = {i for i in precise if i.startswith("table:")}
     # what reads s.a directly (a, then d), and p (partial) with q after it; s is the change itself
     assert tables == {tid("a"), tid("d"), tid("p"), tid("q")}
-    assert precise[tid("q")] == 4 and precise[job("jq")] == 4  # p at 3, then its readers and FEEDS
+    assert precise[tid("q")] == 4 and job("jq") not in precise  # p at 3, then FEEDS (its reader's run not listed)
     assert {cid("a", "x"), cid("d", "u")} <= set(precise)
     assert tables < {i for i in whole if i.startswith("table:")} and len(precise) < len(whole)
     assert answers["local"][1] < blast_radius(changes, local)[0].score
-    assert {tid("b"), tid("c"), tid("e"), job("je")} <= whole - set(precise)
+    assert {tid("b"), tid("c"), tid("e")} <= whole - set(precise)
+    assert not any(i.startswith("job:maxcompute:") for i in whole | set(precise))  # runs are never affected
 
 
 def test_column_rows_read_by_a_loader_give_the_same_answer_and_are_read_once(tmp_path):

@@ -73,20 +73,29 @@ def answer(affected: list[Affected]) -> list[tuple[str, int, tuple[str, ...]]]:
     return [(a.id, a.distance, a.path) for a in affected]
 
 
-def test_a_changed_table_reaches_readers_their_outputs_runs_owners_and_access(engine):
+def test_a_changed_table_reaches_readers_their_outputs_owners_and_access_not_past_runs(engine):
     assert answer(lineage(engine).reach([SRC])) == [
         (JOB, 1, (SRC, JOB)),
         (NODE, 1, (SRC, NODE)),
         (OUT, 1, (SRC, OUT)),  # FEEDS: one hop, not through the job
         (BASE, 2, (SRC, NODE, BASE)),
-        (INST, 2, (SRC, NODE, INST)),
         (N_OUT, 2, (SRC, NODE, N_OUT)),
         (READER, 2, (SRC, OUT, READER)),
-        (DAG, 3, (SRC, NODE, INST, DAG)),
         (ROLE, 3, (SRC, NODE, N_OUT, ROLE)),
         (OWNER, 3, (SRC, NODE, N_OUT, OWNER)),
         (MEMBER, 4, (SRC, NODE, N_OUT, ROLE, MEMBER)),
-    ]  # not the tag, the project, the owner's other table, nor the source itself
+    ]  # not the tag, the project, the owner's other table, nor the source itself; not the node's
+    # instance and DAG run: runs that happened before cannot be affected (DESIGN.md)
+
+
+def test_runs_are_walked_through_and_listed_only_when_asked(engine):
+    flow = "flow:dw:f1"
+    e = lineage(engine, LINEAGE + [(DAG, "IN_FLOW", flow)], {**LABELS, flow: "Flow"})
+    # the workflow is a definition: reached through the node's past run and its DAG run
+    assert (flow, 4, (SRC, NODE, INST, DAG, flow)) in answer(e.reach([SRC]))
+    assert not {INST, DAG} & {a.id for a in e.reach([SRC])}
+    listed = answer(e.reach([SRC], runs=True))
+    assert (INST, 2, (SRC, NODE, INST)) in listed and (DAG, 3, (SRC, NODE, INST, DAG)) in listed
 
 
 def test_labels_come_with_the_answer_and_for_known_ids_only(engine):

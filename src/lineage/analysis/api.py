@@ -98,22 +98,24 @@ def upstream(
     engine: str = "auto",
     spark: "SparkSession | None" = None,
 ) -> UpstreamResult:
-    """Where ``ids``' data comes from, hop by hop (the upstream rules: the reverse of the data flow)."""
+    """Where ``ids``' data comes from, hop by hop (the upstream rules: the reverse of the data flow);
+    the job runs that wrote the data are listed too (provenance, where impact lists definitions)."""
     return _reach(UpstreamResult, warehouse, ids, UPSTREAM_RULES, as_of=as_of, max_depth=max_depth, engine=engine,
-                  spark=spark)
+                  spark=spark, runs=True)
 
 
 @collector_paused()
 def _reach(kind: type[ImpactResult], warehouse: str | Path, ids: Sequence[str], rules: Sequence[ImpactRule], *,
            as_of: Any, max_depth: int | None, engine: str, relationships: Sequence[str] | None = None,
-           spark: "SparkSession | None" = None) -> Any:
+           spark: "SparkSession | None" = None, runs: bool = False) -> Any:
     moment = access_analysis.moment_of(as_of)
     runner = open_engine(warehouse, engine=engine, as_of=moment, spark=spark)
     known = runner.labels(ids)
     missing = [i for i in ids if i not in known]
     if missing:
         raise UnknownIds(f"not in the graph as of {moment.isoformat()}: {', '.join(missing)}")
-    affected = runner.reach(list(dict.fromkeys(ids)), rules=rules, max_depth=max_depth, relationships=relationships)
+    affected = runner.reach(list(dict.fromkeys(ids)), rules=rules, max_depth=max_depth, relationships=relationships,
+                            runs=runs)
     return kind(tuple(dict.fromkeys(ids)), tuple(affected), moment, runner.name)
 
 

@@ -191,6 +191,8 @@ def reach(snap: Snapshot, sources: Sequence[str], *, indirect: bool = False, dow
             add(e.src, r.distance + 1, r.path + (e.src,), r.indirect, r.fallback)
     for s in sources:
         best.pop(s, None)
+    if downstream:  # a run is walked through, never affected (lineage.ids.RUN_PREFIXES)
+        best = {vid: r for vid, r in best.items() if not ids.is_run(vid)}
     ordered = sorted(best.values(), key=lambda r: (r.distance, r.id))
     fallback = [best[f.id] for f in fallback if f.id in best and best[f.id].fallback]
     return ordered, sorted({r.id: r for r in fallback}.values(), key=lambda r: (r.distance, r.id))
@@ -219,7 +221,7 @@ def answer(snap: Snapshot, sources: Sequence[str], engine: Any, *, indirect: boo
 
     reached, fallback = reach(snap, sources, indirect=indirect, downstream=downstream)
     rules = IMPACT_RULES if downstream else UPSTREAM_RULES
-    walks = {f.id: engine.reach([f.id], rules=rules, max_depth=max_depth) for f in fallback}
+    walks = {f.id: engine.reach([f.id], rules=rules, max_depth=max_depth, runs=not downstream) for f in fallback}
     found = merge(reached, walks, sources)
     return [r for r in found if max_depth is None or r.distance <= max_depth]
 

@@ -17,6 +17,9 @@ The answer is defined independently of either algorithm, so the two can be held 
   src->dst, BACKWARD dst->src), between two ids that are vertices of the graph (an edge to a
   vertex filtered out as of a moment is not walked; several intervals are one step);
 * ``distance`` is the fewest steps from any source that is a vertex;
+* a *run* (an Instance, a DAG run, a MaxCompute job run: ``lineage.ids.RUN_PREFIXES``) happened
+  once and cannot be affected by what comes after it: it is walked through (to what it wrote, its
+  workflow, an ad-hoc run's author) but listed and counted only when asked (``runs=True``);
 * ``path`` is, among all shortest paths from any source, the lexicographically smallest
   sequence of ids (compared element by element from the source end; ids compare by code
   point, which is also Spark's UTF-8 byte order). It starts at the smallest nearest source.
@@ -59,10 +62,12 @@ class Engine(Protocol):
         rules: Sequence[ImpactRule] = IMPACT_RULES,
         max_depth: int | None = None,
         relationships: Collection[str] | None = None,
+        runs: bool = False,
     ) -> list[Affected]:
         """Every vertex reachable from ``sources`` along ``rules`` (optionally only the listed
-        relationships), within ``max_depth`` hops; sources themselves are not listed. Sorted
-        by (distance, id)."""
+        relationships), within ``max_depth`` hops; sources themselves are not listed, nor runs
+        (``lineage.ids.RUN_PREFIXES``: walked through, listed only with ``runs``). Sorted by
+        (distance, id)."""
         ...
 
     def labels(self, ids: Collection[str]) -> dict[str, str]:
@@ -128,7 +133,7 @@ class Traversal(Protocol):
 
     def impacts(
         self, queries: Sequence[Query], *, max_depth: int | None, limit: int | None, weigh: Callable[[str | None], float],
-        importance: Mapping[str, float] | None = None,
+        importance: Mapping[str, float] | None = None, runs: bool = False,
     ) -> Iterator[tuple[int, Impact]]:
         """``(query number, Impact)`` for every query, in query order, with the first ``limit``
         affected vertices of each (all when None); ``Impact.weighted`` sums ``weigh(label) *

@@ -61,10 +61,12 @@ class LocalEngine:
         rules: Sequence[ImpactRule] = IMPACT_RULES,
         max_depth: int | None = None,
         relationships: Collection[str] | None = None,
+        runs: bool = False,
     ) -> list[Affected]:
         check_depth(max_depth)
         query = Query(tuple(sources), self.moment)
-        chunks = self.temporal.reach_many([query], rules=rules, max_depth=max_depth, relationships=relationships)
+        chunks = self.temporal.reach_many([query], rules=rules, max_depth=max_depth, relationships=relationships,
+                                          runs=runs)
         return [a for chunk in chunks for a in chunk.affected(0)]
 
     def labels(self, ids: Collection[str]) -> dict[str, str]:

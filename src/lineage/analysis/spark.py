@@ -26,9 +26,25 @@ from lineage.analysis.engine import Affected, check_depth, directions
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql import Column, DataFrame, SparkSession
 
 METHODS = ("frontier", "messages")
+
+
+def listed(runs: bool = False) -> "Column":
+    """The rows an answer lists: every reached id with ``runs``, else not the runs
+    (``lineage.ids.RUN_PREFIXES``: walked through, never listed), as the local engine's Chunk."""
+    from pyspark.sql import functions as F
+
+    from lineage.ids import RUN_PREFIXES
+
+    if runs:
+        return F.lit(True)
+    hidden = F.lit(False)
+    for prefix in RUN_PREFIXES:
+        hidden = hidden | F.col("id").startswith(prefix)
+    return ~hidden
+
 DEFAULT_METHOD = "frontier"
 
 
@@ -219,6 +235,7 @@ class SparkEngine:
         max_depth: int | None = None,
         relationships: Collection[str] | None = None,
         method: str | None = None,
+        runs: bool = False,
     ) -> list[Affected]:
         from pyspark.sql import functions as F
 
@@ -230,7 +247,7 @@ class SparkEngine:
             return []
         start = self._ids(sources).join(self.vertices.select("id"), "id", "left_semi")
         found = _SEARCHES[method](self.steps(*directions(rules, relationships)), start, max_depth)
-        rows = found.where(F.col("distance") > 0).join(self.vertices, "id", "left").collect()
+        rows = found.where((F.col("distance") > 0) & listed(runs)).join(self.vertices, "id", "left").collect()
         affected = [Affected(r["id"], r["label"], r["distance"], tuple(r["path"])) for r in rows]
         return sorted(affected, key=lambda a: (a.distance, a.id))
 

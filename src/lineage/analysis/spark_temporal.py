@@ -25,7 +25,7 @@ from lineage.analysis.engine import IMPORTANT_LABEL, Affected, Impact, Query, ch
 from lineage.analysis.exact import exact_sum
 from lineage.analysis.neighbourhood import EFFECT_RELATIONSHIPS, Step
 from lineage.analysis.rules import IMPACT_RULES, ImpactRule
-from lineage.analysis.spark import REMATERIALIZE_LEVELS, _small, materialize
+from lineage.analysis.spark import REMATERIALIZE_LEVELS, _small, listed, materialize
 from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant, spark_micros
 
 if TYPE_CHECKING:
@@ -175,8 +175,10 @@ class SparkTraversal:
         rules: Sequence[ImpactRule] = IMPACT_RULES,
         max_depth: int | None = None,
         relationships: Collection[str] | None = None,
+        runs: bool = False,
     ) -> "DataFrame":
-        """``(q, id, distance, path, label)`` of every vertex each query reaches (sources excluded)."""
+        """``(q, id, distance, path, label)`` of every vertex each query reaches (sources excluded;
+        runs walked through, listed only with ``runs``)."""
         from pyspark.sql import functions as F
 
         check_depth(max_depth)
@@ -208,7 +210,7 @@ class SparkTraversal:
                     reached, count = materialize(reached)
         moments = asked.select("q", "moment", "anytime").distinct()
         labelled = (
-            reached.where(F.col("distance") > 0).join(F.broadcast(moments), "q")
+            reached.where((F.col("distance") > 0) & listed(runs)).join(F.broadcast(moments), "q")
             .join(self.vertex_rows, "id").where(_valid())
             .groupBy("q", "id", "distance", "path").agg(F.min("label").alias("label"))
         )
@@ -217,6 +219,7 @@ class SparkTraversal:
     def impacts(
         self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None,
         weigh: Callable[[str | None], float] = lambda label: 1.0, importance: Mapping[str, float] | None = None,
+        runs: bool = False,
     ) -> Iterator[tuple[int, Impact]]:
         """The blast-radius traversal (``lineage.analysis.engine.Traversal``) on Spark; counts are
         aggregated per (label, distance, importance), ``importance`` joined as a small frame."""
@@ -226,7 +229,7 @@ class SparkTraversal:
         if not queries:
             return
         with spread(self.spark):  # gigabytes of paths at 16.6M pairs: not in 4 partitions
-            found = self.search(queries, max_depth=max_depth)
+            found = self.search(queries, max_depth=max_depth, runs=runs)
             factor = F.lit(1.0)
             counted = found
             if importance:

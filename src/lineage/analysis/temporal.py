@@ -31,6 +31,7 @@ from lineage.analysis.rules import IMPACT_RULES, ImpactRule
 from lineage.graph import index as question_index
 from lineage.graph.asof import EDGE_INTERVAL, VERTEX_INTERVAL, instant
 from lineage.graph.index import EDGE_FIELDS, VERTEX_FIELDS, Arrays, Steps, arrays_of, offsets
+from lineage.ids import RUN_PREFIXES
 from lineage.spark import check_local
 
 if TYPE_CHECKING:
@@ -105,6 +106,16 @@ class TemporalGraph:
     @cached_property
     def index(self) -> dict[str, int]:
         return {vid: i for i, vid in enumerate(self.ids)}
+
+    @cached_property
+    def run_mask(self) -> np.ndarray:
+        """Per vertex: its id names a run (``lineage.ids.RUN_PREFIXES``): walked through, never listed."""
+        import pyarrow.compute as pc
+
+        mask = np.zeros(self.n, dtype=bool)
+        for prefix in RUN_PREFIXES:
+            mask |= pc.starts_with(self._ids_arrow, prefix).to_numpy(zero_copy_only=False)
+        return mask
 
     @cached_property
     def names(self) -> np.ndarray:
@@ -229,18 +240,21 @@ class TemporalGraph:
         rules: Sequence[ImpactRule] = IMPACT_RULES,
         max_depth: int | None = None,
         relationships: Collection[str] | None = None,
+        runs: bool = False,
     ) -> Iterator["Chunk"]:
-        """The answers chunk by chunk (queries in order); one chunk's answers are held at a time."""
+        """The answers chunk by chunk (queries in order); one chunk's answers are held at a time.
+        Runs are walked through but listed (and counted) only with ``runs``."""
         check_depth(max_depth)
         steps = self.steps(*directions(rules, relationships))
         size = max(1, min(MAX_CHUNK, VISITED_BUDGET // max(self.n, 1)))
         visited = np.zeros(min(size, max(len(queries), 1)) * max(self.n, 1), dtype=bool)
         for first in range(0, len(queries), size):
-            yield self._walk(queries[first:first + size], first, steps, max_depth, visited)
+            yield self._walk(queries[first:first + size], first, steps, max_depth, visited, runs)
 
     def impacts(
         self, queries: Sequence[Query], *, max_depth: int | None = None, limit: int | None = None,
         weigh: Callable[[str | None], float] = lambda label: 1.0, importance: Mapping[str, float] | None = None,
+        runs: bool = False,
     ) -> Iterator[tuple[int, Impact]]:
         """The blast-radius traversal (``lineage.analysis.engine.Traversal``) on this graph;
         ``importance`` becomes a factor per vertex index (1 where absent)."""
@@ -252,14 +266,14 @@ class TemporalGraph:
             if known:
                 at, values = zip(*known)
                 factor[list(at)] = values
-        for chunk in self.reach_many(queries, max_depth=max_depth):
+        for chunk in self.reach_many(queries, max_depth=max_depth, runs=runs):
             summaries, sums = chunk.summaries(), chunk.weighted(weigh, factor)
             check_local()
             for i in range(chunk.size):
                 yield chunk.offset + i, Impact(chunk.count(i), summaries[i], sums[i], tuple(chunk.affected(i, limit)))
 
     def _walk(self, queries: Sequence[Query], offset: int, steps: Steps, max_depth: int | None,
-              visited: np.ndarray) -> "Chunk":
+              visited: np.ndarray, runs: bool = False) -> "Chunk":
         """Level-synchronous BFS of a chunk; ``levels`` hold (query, vertex, index of the parent
         in the concatenated levels), the sources being level 0."""
         n = self.n
@@ -310,7 +324,7 @@ class TemporalGraph:
             visited[keys] = False
         q, v, p = (np.concatenate(parts) for parts in zip(*levels))
         d = np.concatenate([np.full(len(level[0]), i, dtype=np.int64) for i, level in enumerate(levels)])
-        return Chunk(self, offset, len(queries), q, v, p, d, moments, anytime)
+        return Chunk(self, offset, len(queries), q, v, p, d, moments, anytime, runs)
 
     def _labels_at(self, vertices: np.ndarray, moments: np.ndarray, anytime: np.ndarray) -> np.ndarray:
         """Label codes of ``vertices[i]`` as of ``moments[i]``: the smallest label among its rows
@@ -333,10 +347,12 @@ class TemporalGraph:
 
 class Chunk:
     """The answers of a chunk of queries, in (query, distance, id) order: sources (distance 0)
-    first in each query, then what it reached; ``parent`` indexes the witness predecessor."""
+    first in each query, then what it reached; ``parent`` indexes the witness predecessor.
+    ``reached`` marks what is listed and counted: not the sources, and not the runs (walked
+    through, their paths kept) unless ``runs``."""
 
     def __init__(self, graph: TemporalGraph, offset: int, size: int, q: np.ndarray, v: np.ndarray, p: np.ndarray,
-                 d: np.ndarray, moments: np.ndarray, anytime: np.ndarray) -> None:
+                 d: np.ndarray, moments: np.ndarray, anytime: np.ndarray, runs: bool = False) -> None:
         deepest, n = (int(d.max()) + 1 if len(d) else 1), max(graph.n, 1)
         if size * deepest * n < 2**62:  # one int64 key sorts faster than three
             order = np.argsort((q * deepest + d) * n + v, kind="stable")
@@ -352,9 +368,12 @@ class Chunk:
         self.first = self.bounds[:-1] + np.bincount(self.q[self.d == 0], minlength=size)
         self.labels = graph._labels_at(self.v, moments[self.q], anytime[self.q])
         self.reached = self.d > 0
+        if not runs and graph.n:
+            self.reached &= ~graph.run_mask[self.v]
+        self.listed = np.concatenate(([0], np.cumsum(self.reached)))
 
     def count(self, i: int) -> int:
-        return int(self.bounds[i + 1] - self.first[i])
+        return int(self.listed[self.bounds[i + 1]] - self.listed[self.bounds[i]])
 
     def summaries(self) -> list[dict[str, int]]:
         """Affected vertices per label for each query, sorted by label (none last)."""
@@ -399,11 +418,12 @@ class Chunk:
     def affected(self, i: int, limit: int | None = None) -> list[Affected]:
         """The first ``limit`` vertices query ``i`` reached (all when None), (distance, id) order,
         with witness paths rebuilt by following the parents back to a source."""
-        lo = int(self.first[i])
-        hi = int(self.bounds[i + 1]) if limit is None else min(lo + limit, int(self.bounds[i + 1]))
-        if hi <= lo:
+        lo, hi = int(self.first[i]), int(self.bounds[i + 1])
+        chosen = lo + np.flatnonzero(self.reached[lo:hi])
+        if limit is not None:
+            chosen = chosen[:limit]
+        if not len(chosen):
             return []
-        chosen = np.arange(lo, hi)
         depth = self.d[chosen]
         longest = int(depth.max())
         matrix = np.zeros((len(chosen), longest + 1), dtype=np.int64)
