@@ -234,8 +234,57 @@ def blast(
     ``walker``: a traversal already loaded (:func:`traversal`), for a caller that asks it more."""
     changes = [c for c in change_rows(warehouse, since, until) if kinds is None or c["kind"] in kinds]
     walker = walker or traversal(warehouse, engine, spark, window_question(changes, affected))
-    return blast_radius(changes, walker, max_depth=max_depth, affected_limit=affected,
-                        columns=partial(columns.for_changes, changes, warehouse), at=to_time(until), keep=keep)
+    return blast_radius(changes, walker, max_depth=max_depth, affected_limit=None,
+                        columns=partial(columns.for_changes, changes, warehouse), at=to_time(until),
+                        keep=evidence(warehouse, affected, keep))
+
+
+def evidence(warehouse: str | Path, affected: int | None,
+             keep: Callable[[ChangeImpact], ChangeImpact] | None = None) -> Callable[[ChangeImpact], ChangeImpact]:
+    """What blast radius keeps of each change: its ``failed_after`` (``lineage.analysis.runs``),
+    read from its whole affected set, then its first ``affected`` vertices, then ``keep``'s."""
+    from dataclasses import replace
+
+    from lineage.analysis import runs
+
+    history: list[runs.History] = []  # read on the first change
+
+    def kept(impact: ChangeImpact) -> ChangeImpact:
+        if not history:
+            history.append(runs.History.of(warehouse))
+        failures = runs.failed_after(history[0], impact.time,
+                                     runs.reached_definitions(impact.entity_id, impact.affected))
+        impact = replace(impact, failed_after=tuple(r.brief() for r in failures),
+                         affected=impact.affected if affected is None else impact.affected[:affected])
+        return keep(impact) if keep else impact
+
+    return kept
+
+
+def why(warehouse: str | Path, target: str, *, as_of: Any = None, engine: str = "auto",
+        spark: "SparkSession | None" = None) -> Any:
+    """Why a node, job or run fails (``lineage.analysis.runs.why``): its streak from the run
+    history, then the upstream of the definition (and of its last good runs, whose reads the
+    graph holds) walked as of one instant before the first failure."""
+    from lineage.analysis import runs
+    from lineage.analysis.engine import BEFORE
+
+    history = runs.History.of(warehouse)
+    moment = access_analysis.moment_of(as_of) if as_of is not None else None
+    definition, last, streak = runs.streak_of(history, target, moment)
+    if not streak or streak[0].start is None:
+        return runs.why(history, target, [], {}, as_of=moment)
+    first = streak[0].start
+    runner = open_engine(warehouse, engine=engine, as_of=first - BEFORE, spark=spark)
+    good = [r.id for r in history.before(definition, first) if r.succeeded][-5:]
+    sources = [s for s in dict.fromkeys([definition, *good]) if s in runner.labels([definition, *good])]
+    reached = runner.reach(sources, rules=UPSTREAM_RULES, runs=True) if sources else []
+    upstream = {s: (0, (s,)) for s in sources}
+    for a in reached:
+        upstream.setdefault(a.id, (a.distance, a.path))
+    start = last.start if last and last.start else first - runs.LOOKBACK
+    changes = change_rows(warehouse, start, first + BEFORE)
+    return runs.why(history, target, changes, upstream, as_of=moment)
 
 
 def blast_all(

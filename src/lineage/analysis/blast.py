@@ -174,6 +174,8 @@ class ChangeImpact:
     lost: tuple[str, ...] = ()  # restricts: principals who lose access
     may_fail: tuple[str, ...] = ()  # restricts: their nodes and jobs that read the data
     reported_by: tuple[Mapping[str, Any], ...] = ()  # every source's report of it (lineage.graph.reports)
+    failed_after: tuple[Mapping[str, Any], ...] = ()  # runs that failed after it (lineage.analysis.runs)
+    properties: Mapping[str, Any] = field(default_factory=dict)  # the change record's (its columns)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -182,16 +184,28 @@ class ChangeImpact:
             "actor": self.actor, "event_id": self.event_id, "score": self.score, "summary": self.summary,
             "affected_count": self.count, "gained": list(self.gained), "lost": list(self.lost),
             "may_fail": list(self.may_fail), "reported_by": [dict(r) for r in self.reported_by],
+            "columns": _columns_of(self), "failed_after": [dict(r) for r in self.failed_after],
             "affected": [{"id": a.id, "label": a.label, "distance": a.distance, "path": list(a.path),
                           "may_fail": a.may_fail} for a in self.affected],
         }
+
+
+def _columns_of(impact: "ChangeImpact") -> list[dict[str, str]]:
+    """``columns`` of ``blast-radius --json``: ``[{"column", "change"}]`` of a change that names
+    columns (a field removal: removed; a column's type change: type_changed), else empty."""
+    from lineage.analysis.runs import changed_columns
+
+    how = {"field_removal": "removed", "column_type_change": "type_changed"}.get(impact.kind, impact.kind)
+    return [{"column": name, "change": how} for name in changed_columns(
+        {"entity_id": impact.entity_id, "properties": impact.properties})]
 
 
 def _of(change: Mapping[str, Any]) -> dict[str, Any]:
     """What a ChangeImpact repeats of its change record."""
     return {"change_id": change["change_id"], "entity_id": change["entity_id"], "entity_label": change["entity_label"],
             "kind": change["kind"], "time": change.get("time"), "actor": change.get("actor"),
-            "event_id": change["event_id"], "reported_by": tuple(change.get("reported_by") or ())}
+            "event_id": change["event_id"], "reported_by": tuple(change.get("reported_by") or ()),
+            "properties": dict(change.get("properties") or {})}
 
 
 def _impact(change: Mapping[str, Any], found: Impact) -> ChangeImpact:
