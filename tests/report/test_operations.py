@@ -1,6 +1,7 @@
 """The operations section on a hand-built graph: which node a failed run belongs to, and which
-change it is marked "after" (the latest change before the failure that reached the run or its
-node; at one instant, the highest change id)."""
+change it is marked "after": the change whose ``failed_after`` (lineage.analysis.runs) lists it,
+the latest when several do (at one instant, the highest change id); a change that merely reaches
+its node, without the run as its evidence, is not blamed."""
 
 from __future__ import annotations
 
@@ -29,10 +30,11 @@ def edge(src: str, dst: str, relationship: str) -> dict:
     return {"src": src, "dst": dst, "relationship": relationship, "valid_from": t(1), "valid_to": None}
 
 
-def change(change_id: str, at: datetime, *reached: str) -> ChangeImpact:
+def change(change_id: str, at: datetime, *reached: str, evidence: tuple[str, ...] = ()) -> ChangeImpact:
     return ChangeImpact(change_id=change_id, entity_id="table:maxcompute:p.t", entity_label="Table", kind="schema_change",
                         time=at, actor=None, event_id=change_id, score=1.0, summary={}, count=len(reached),
-                        affected=tuple(Affected(v, "Node", 1, ("table:maxcompute:p.t", v)) for v in reached))
+                        affected=tuple(Affected(v, "Node", 1, ("table:maxcompute:p.t", v)) for v in reached),
+                        failed_after=tuple({"id": run, "label": "Instance", "time": None} for run in evidence))
 
 
 CTX = Context(Path("."), [
@@ -50,12 +52,11 @@ CTX = Context(Path("."), [
 
 def test_failed_runs_their_nodes_and_the_change_they_follow():
     ranked = [
-        change("c-early", t(2), "node:dataworks:1"),
-        change("c-a", t(3), "node:dataworks:1"),  # the latest before 12:00 on the 3rd, with c-b
-        change("c-b", t(3), "instance:dataworks:10"),  # same instant, higher id: c-b
-        change("c-later", t(3, 13), "instance:dataworks:10"),  # after the failure
-        change("c-other", t(3, 6), "node:dataworks:2"),  # reaches the instance's other node only
-        change("c-job", t(3, 23), "node:dataworks:3"),  # reaches the job's node (by skynet_id)
+        change("c-early", t(2), "node:dataworks:1", evidence=("instance:dataworks:10",)),
+        change("c-a", t(3), "node:dataworks:1", evidence=("instance:dataworks:10",)),  # the latest, with c-b
+        change("c-b", t(3), "node:dataworks:1", evidence=("instance:dataworks:10",)),  # same instant, higher id: c-b
+        change("c-reaches", t(3, 6), "node:dataworks:1", "node:dataworks:3"),  # reaches both nodes, no evidence
+        change("c-job", t(3, 23), "node:dataworks:3", evidence=("job:maxcompute:j1",)),
     ]
     result = operations(CTX, WINDOW, ranked)
     assert [(f.id, f.node, f.after_change) for f in result.failures] == [

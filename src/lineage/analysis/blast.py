@@ -177,6 +177,9 @@ class ChangeImpact:
     failed_after: tuple[Mapping[str, Any], ...] = ()  # runs that failed after it (lineage.analysis.runs)
     properties: Mapping[str, Any] = field(default_factory=dict)  # the change record's (its columns)
 
+    def to_json_columns(self) -> list[dict[str, str]]:
+        return _columns_of(self)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "change_id": self.change_id, "entity_id": self.entity_id, "entity_label": self.entity_label,

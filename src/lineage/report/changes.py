@@ -19,7 +19,7 @@ from lineage.analysis.engine import BEFORE, Traversal, query_of
 from lineage.analysis.people import OWNS, owners_at, readers_at
 from lineage.analysis.rules import BREAKS, NOTIFIES
 from lineage.report.context import Context, iso
-from lineage.report.model import Asset, Change, ColumnReach, GraphEdge, GraphNode, ImpactGraph, Person
+from lineage.report.model import Asset, Change, ColumnReach, FailedRun, GraphEdge, GraphNode, ImpactGraph, Person
 
 HIGH_IMPACT_SCORE = 10.0
 """A change scoring at least this is "high impact" in the headline (tune with the weights in blast.py)."""
@@ -113,6 +113,11 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, Co
             top_assets=top_assets(ctx, impact), owners=owners(ctx, impact), readers=sorted(read[impact.change_id]),
             column_reach=(reach or {}).get(impact.change_id),
             reported_by=list(dict.fromkeys(str(r.get("source")) for r in impact.reported_by)),
+            columns=[c["column"] for c in impact.to_json_columns()],
+            failed_after=[FailedRun(id=r["id"], label=r["label"], definition=r["definition"],
+                                    definition_name=ctx.name(r["definition"]), time=r["time"], error=r.get("error"))
+                          for r in impact.failed_after],
+            failing=sorted({ctx.name(r["definition"]) for r in impact.failed_after}),
         ))
     return rows, read
 

@@ -16,7 +16,7 @@ NAME_PROPERTIES = ("name", "display_name", "node_name", "table_name", "user_name
 """Where a vertex keeps a human name; the id's key when none (``retail_dw.dwd_orders``)."""
 RUN_LABELS = ("Instance", "Job")
 RUN_TIME_PROPERTIES = ("finished_at", "modified_at", "end_time")
-RUN_PROPERTIES = ("status", "skynet_id", *RUN_TIME_PROPERTIES, *NAME_PROPERTIES)
+RUN_PROPERTIES = ("status", "skynet_id", "error_code", "error_message", *RUN_TIME_PROPERTIES, *NAME_PROPERTIES)
 """All a report reads of a run's properties (``report.operations``): its state, when it ended,
 its node, its name. Not its SQL and timestamps of every step: runs are most of a platform's
 vertices, and their properties as Python dicts most of a report's memory."""

@@ -58,6 +58,18 @@ class ColumnReach(_Model):
     paths: list[list[str]]
 
 
+class FailedRun(_Model):
+    """A run that failed after a change, of a node or job the change reaches whose last run before
+    it had succeeded (``lineage.analysis.runs.failed_after``), with its error text."""
+
+    id: str
+    label: str
+    definition: str
+    definition_name: str
+    time: str | None
+    error: str | None = None
+
+
 class Change(_Model):
     """One change of the window, ranked as ``lineage blast-radius`` ranks it."""
 
@@ -80,6 +92,9 @@ class Change(_Model):
     readers: list[str]  # principals who could read an affected table just before the change (lineage access)
     column_reach: ColumnReach | None = None  # column changes only: how many downstream tables read the column
     reported_by: list[str] = []  # the sources that reported it (one change reported by two is one row)
+    columns: list[str] = []  # the columns it touched, when the change names them
+    failed_after: list[FailedRun] = []  # its evidence: runs that failed since (lineage.analysis.runs)
+    failing: list[str] = []  # the names of the nodes and jobs those runs are of
 
 
 class Figure(_Model):
@@ -157,7 +172,8 @@ class Failure(_Model):
     node: str | None  # the scheduling node of an instance
     at: str | None
     status: str
-    after_change: str | None = None  # change id of an earlier change of the window that affects it
+    after_change: str | None = None  # the change whose failed_after lists it (the latest one, when several do)
+    error: str | None = None  # its error text (a failed MaxCompute job's code and message)
 
 
 class QualityFailure(_Model):

@@ -1,8 +1,9 @@
 """Operations: failed instances and jobs of the window, and quality-rule failures on impacted tables.
 
 A run's state is its vertex's last reported ``status`` property (absent: not reported, skipped).
-A failure is "after a change" when its vertex, or the node it is an instance of, is in the
-affected set of a change of the window made before the failure.
+A failure is "after a change" when the change's ``failed_after`` lists it (``lineage.analysis.
+runs``: the change reaches its node or job, whose last run before the change had succeeded); of
+several such changes, the latest before it.
 """
 
 from __future__ import annotations
@@ -45,11 +46,11 @@ def _node_of(ctx: Context, run: str) -> str | None:
 
 
 def operations(ctx: Context, window: Window, ranked: list[ChangeImpact]) -> Operations:
-    touched: dict[str, list[tuple[datetime, str]]] = {}  # vertex -> (time, change) of every change reaching it
+    evidence: dict[str, list[tuple[datetime, str]]] = {}  # run -> (time, change) of every change it is evidence of
     for change in ranked:
         if change.time is not None:
-            for hit in change.affected:
-                touched.setdefault(hit.id, []).append((change.time, change.change_id))
+            for run in change.failed_after:
+                evidence.setdefault(run["id"], []).append((change.time, change.change_id))
     failures = []
     for vertex in ctx.vertices:
         if vertex.get("label") not in RUN_LABELS or not failed(ctx.properties(vertex["id"]).get("status")):
@@ -58,10 +59,12 @@ def operations(ctx: Context, window: Window, ranked: list[ChangeImpact]) -> Oper
         if at is None or not (window.since <= at < window.until):
             continue
         node = _node_of(ctx, vertex["id"])
-        before = [seen for key in (vertex["id"], node) if key is not None for seen in touched.get(key, ()) if seen[0] < at]
-        cause = max(before)[1] if before else None  # the latest change before the failure (ties: highest id)
+        before = evidence.get(vertex["id"], [])
+        cause = max(before)[1] if before else None  # the latest change it is evidence of (ties: highest id)
+        props = ctx.properties(vertex["id"])
+        error = " ".join(str(props[k]) for k in ("error_code", "error_message") if props.get(k)) or None
         failures.append(Failure(id=vertex["id"], label=vertex["label"], name=ctx.name(vertex["id"]), node=node, at=iso(at),
-                                status=ctx.properties(vertex["id"])["status"], after_change=cause))
+                                status=props["status"], after_change=cause, error=error))
     impacted = {a.id for c in ranked for a in c.affected if a.label == "Table"} | {c.entity_id for c in ranked}
     quality = sorted(
         (QualityFailure(rule=e.src, table=e.dst, status=ctx.properties(e.src).get("status", ""))
