@@ -119,10 +119,13 @@ def grant_timeline(warehouse: str | Path, *, target: str | None = None) -> list[
 
 
 def impact_subgraph(change: Any) -> list[tuple[str, str]]:
-    """The edges of the witness paths of a change's affected set (a ChangeImpact or ImpactResult)."""
+    """The edges of the witness paths of a change's affected set (a ChangeImpact or ImpactResult),
+    the runs a path walks through left out (a node's instance and DAG run: node -> workflow)."""
+    from lineage.ids import is_run
+
     pairs = set()
     for affected in change.affected:
-        path = list(affected.path)
+        path = [v for i, v in enumerate(affected.path) if i == 0 or not is_run(v)]
         pairs.update(zip(path, path[1:]))
     return sorted(pairs)
 
