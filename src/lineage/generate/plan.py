@@ -426,8 +426,7 @@ def _changes(platform: Platform, state: State, rng: random.Random, day: datetime
         state.deprecated.add(table)
         out.append(Intent(when(), "dh_deprecation", {"table": table, "person": _owner_of(platform, table)}))
     leaves = [t for t in live if platform.table(t).layer in ("ads", "rpt") and platform.table(t).readers == 0
-              and platform.table(t).node is not None and platform.nodes[platform.table(t).node].kind in ("insert", "cte")
-              and platform.table(t).node not in state.broken_nodes]  # a broken node fails to the end
+              and platform.table(t).node is not None and platform.nodes[platform.table(t).node].kind in ("insert", "cte")]
     for table in rng.sample(leaves, min(len(leaves), max(1, n // 250))):
         node = platform.table(table).node
         owner = _owner_of(platform, table)
@@ -438,7 +437,7 @@ def _changes(platform: Platform, state: State, rng: random.Random, day: datetime
         out.append(Intent(moment + timedelta(minutes=5), "DropTable", {"table": table, "actor": owner}))
         out.append(Intent(moment + timedelta(minutes=6), "dh_lifecycle", {"table": table, "person": owner}))
     own = [i for i, node in enumerate(platform.nodes) if not node.planted]
-    alive = [i for i in own if i not in state.deleted_nodes and i not in state.broken_nodes]
+    alive = [i for i in own if i not in state.deleted_nodes]
     for node in rng.sample(alive, min(len(alive), max(1, len(own) // 50))):
         out.append(Intent(when(), "node-change-updated", {"node": node, "actor": platform.nodes[node].owner}))
         _add_input(platform, state, rng, node)
@@ -509,7 +508,7 @@ def _add_input(platform: Platform, state: State, rng: random.Random, n: int) -> 
         return
     layers = [layer for layer, _, _ in LAYERS]
     below = layers[: layers.index(platform.table(node.targets[0]).layer)]
-    broken = {b.table for b in state.broken.values()}  # no node starts reading a broken table
+    broken = {b.table for b in state.broken.values()}  # no node starts reading a broken table (one draw still)
     candidates = [t for t in own_tables(platform) if t.layer in below and t.index not in node.inputs
                   and t.index not in node.targets and t.index not in broken]
     if not candidates:
