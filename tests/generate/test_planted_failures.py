@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from click.testing import CliRunner
 from lineage.cli import main
 from lineage.facts.extract import facts_of_event
 from lineage.generate import generate
+from lineage.ingest import records
 
 TABLES, DAYS, PLANTED = 40, 10, 2
 ERROR_CODE = "ODPS-0130071"
@@ -63,7 +64,7 @@ def platform(tmp_path_factory):
     planted = [f for f in failures if f["cause"] == "planted"]
     changes = {(f["change_event_id"], f["change_time"], f["change_kind"], f["table_id"], f["column_id"])
                for f in planted}
-    return {"root": out, "plain": root / "plain", "failures": failures, "planted": planted, "changes": changes,
+    return {"root": out, "plain": root / "plain", "summary": json.loads(ran.output), "failures": failures, "planted": planted, "changes": changes,
             "instances": _rows(out, "instances"), "jobs": _rows(out, "jobs"), "nodes": _rows(out, "nodes"),
             "column_feeds": _rows(out, "column_feeds")}
 
@@ -181,11 +182,28 @@ def test_streaks_are_every_failed_instance_and_random_ones_are_the_same_as_witho
     assert plain == planted
 
 
+def test_every_record_is_understood(platform):
+    """Through the real reader: only the deliberately malformed lines are quarantined."""
+    outcomes = Counter()
+    for path in sorted((platform["root"] / "events").rglob("*.gz")):
+        for row in records.process_file(str(path)):
+            row = dict(zip(records.COLUMN_NAMES, row))
+            outcomes[(row["status"], row["known"])] += 1
+    assert not outcomes[(records.ACCEPTED, False)]
+    quarantined = sum(n for (status, _k), n in outcomes.items() if status == records.QUARANTINED)
+    assert quarantined == platform["summary"]["counts"]["total"]["malformed"]
+
+
 def test_columns_truth_closes_the_changed_column(platform):
-    columns = {r["column_id"]: r for r in _rows(platform["root"], "columns")}
+    rows = _rows(platform["root"], "columns")
+    columns = {r["column_id"]: r for r in rows}
+    renamed = 0
     for event_id, change, _kind, table, column in platform["changes"]:
         assert columns[column]["valid_to"] == change
-
+        opened = [r["column_id"] for r in rows if r["table_id"] == table and r["valid_from"] == change]
+        assert len(opened) <= 1  # a rename's new name opens as the old one closes
+        renamed += len(opened)
+    assert renamed == 1
 
 def test_zero_writes_what_no_option_writes(tmp_path):
     generate(tmp_path / "a", tables=24, days=3, seed=5)
