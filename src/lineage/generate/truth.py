@@ -22,7 +22,8 @@ A streak is a run of a node's consecutive instances whose status is ``failure`` 
 with success the same day is no streak); it ends at the node's next successful instance.
 ``ended`` is the time of the last status report (UTC, whole seconds, as the events carry it);
 ``error_code``/``error_message`` are a failed job's (empty when it finished).
-Lists inside a cell are ``;``-separated canonical ids. Rows are streamed as days are generated.
+Lists inside a cell are ``;``-separated canonical ids. Rows are streamed as days are generated
+(``failures.csv``'s are kept, one per streak, and written at the end, by first failure).
 """
 
 from __future__ import annotations
@@ -134,7 +135,8 @@ class Truth:
             self.stats["instances"] += 1
             self.stats["failed_instances"] += int(not node_day.ok)
             self.stats["reruns"] += int(node_day.rerun_at is not None)
-            self.streak(node.id, node_day)
+            if platform.planted_failures:
+                self.streak(node.id, node_day)
         for intent in day.intents:
             self.intent(intent)
 
