@@ -203,7 +203,7 @@ def test_columns_truth_closes_the_changed_column(platform):
         opened = [r["column_id"] for r in rows if r["table_id"] == table and r["valid_from"] == change]
         assert len(opened) <= 1  # a rename's new name opens as the old one closes
         renamed += len(opened)
-    assert renamed == 1
+    assert renamed == PLANTED // 2  # the odd ones are renames
 
 def test_zero_writes_what_no_option_writes(tmp_path):
     generate(tmp_path / "a", tables=24, days=3, seed=5)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from lineage.generate import effects, schema, sqltext
-from lineage.generate.model import LAYERS, Intent, Platform, TableSpec, hub
+from lineage.generate.model import LAYERS, Intent, NodeSpec, Platform, TableSpec, hub
 
 FAILURE_RATE = 0.012
 """Share of daily runs that fail (a MaxCompute job Failed, the DataWorks instance status 5)."""
@@ -249,7 +249,7 @@ def plan_day(platform: Platform, state: State, index: int) -> Day:
             node_day.rerun_at = end + timedelta(minutes=30 + rng.random() * 60)
             again = node_day.rerun_at + timedelta(minutes=1)
             node_day.runs.append(Run(_job_id(again, n, 1), again, again + timedelta(minutes=5 + rng.random() * 10), True))
-        checks = []
+        checks: list[Intent] = []
         if node_day.ok:  # drawn even for a run a planted break fails: the day's other draws stay as they were
             for target in node.targets:
                 for rule in state.rules.get(target, ()):
@@ -551,7 +551,7 @@ def break_days(platform: Platform) -> list[int]:
     return [1 + k * span // n for k in range(n)]
 
 
-def _reads(platform: Platform, state: State, node) -> frozenset[str]:
+def _reads(platform: Platform, state: State, node: NodeSpec) -> frozenset[str]:
     """The column ids the node's current SQL names (the sources of its column truth)."""
     found = sqltext.script(platform, node)
     if found is None:
@@ -562,7 +562,7 @@ def _reads(platform: Platform, state: State, node) -> frozenset[str]:
     return state.read_columns[key]
 
 
-def _cause(platform: Platform, state: State, node, begin: datetime) -> Break | None:
+def _cause(platform: Platform, state: State, node: NodeSpec, begin: datetime) -> Break | None:
     """The earliest break before ``begin`` of a column the node's SQL reads, if any."""
     hits = [b for column, b in state.broken.items() if b.time < begin and column in _reads(platform, state, node)]
     return min(hits, key=lambda b: (b.time, b.index), default=None)
