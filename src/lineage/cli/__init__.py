@@ -446,9 +446,12 @@ def repair(warehouse: Path, wait: float) -> None:
               help="Spark jobs reporting OpenLineage runs (events/openlineage/DAY.jsonl), as a share of the nodes.")
 @click.option("--hub-changes", type=click.IntRange(0), default=0, show_default=True,
               help="Columns added every day, in turn to the 8 most-read tables: breaking changes that reach far.")
+@click.option("--planted-failures", type=click.IntRange(0), default=0, show_default=True,
+              help="Columns SQL nodes read, dropped or renamed over the period: their readers fail from the next run "
+                   "on (truth/failures.csv).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
 def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share: float, openlineage_share: float,
-             hub_changes: int, as_json: bool) -> None:
+             hub_changes: int, planted_failures: int, as_json: bool) -> None:
     """Write the events of one realistic data platform (all four sources), its aliases and ground truth."""
     from lineage.generate import DEFAULT_START
     from lineage.generate import generate as run_generate
@@ -459,7 +462,7 @@ def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share:
 
     result = run_generate(out, tables=tables, days=days, start=start.date() if start else DEFAULT_START, seed=seed,
                           progress=progress, foreign_share=foreign_share, openlineage_share=openlineage_share,
-                          hub_changes=hub_changes)
+                          hub_changes=hub_changes, planted_failures=planted_failures)
     if as_json:
         click.echo(json.dumps(result.summary, sort_keys=True))
         return

@@ -59,20 +59,27 @@ def _kind(doc: dict[str, Any], fallback: str) -> str:
 
 def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = DEFAULT_START, seed: int = 7,
              progress: Callable[[int, int, int], None] | None = None, foreign_share: float = 0.0,
-             openlineage_share: float = 0.0, hub_changes: int = 0) -> Result:
+             openlineage_share: float = 0.0, hub_changes: int = 0, planted_failures: int = 0) -> Result:
     """Write the platform's events under ``out/events``, ``out/aliases.csv`` and ``out/truth``.
 
     ``foreign_share``: the share of the ActionTrail files' events that are other cloud services'
     (a real trail records every service; ``ingest`` counts them as foreign). ``openlineage_share``:
     Spark jobs reporting OpenLineage runs, as a share of the nodes (``generate.openlineage``). 0
     leaves the output byte for byte as without the option. ``hub_changes``: columns added every
-    day to the most-read tables (``plan.hub_changes``; 0: none, the same bytes)."""
+    day to the most-read tables (``plan.hub_changes``; 0: none, the same bytes). ``planted_failures``:
+    columns read by SQL nodes dropped or renamed over the period, each failing its readers from
+    their next run to the end (``plan.planted_breaks``; truth in ``truth/failures.csv``; 0: none,
+    the same bytes)."""
     if not 0 <= foreign_share < 1:
         raise ValueError("--foreign-share must be at least 0 and below 1")
     if not 0 <= openlineage_share <= 1:
         raise ValueError("--openlineage-share must be between 0 and 1")
     if hub_changes < 0:
         raise ValueError("--hub-changes must be at least 0")
+    if planted_failures < 0:
+        raise ValueError("--planted-failures must be at least 0")
+    if planted_failures and days < 3:
+        raise ValueError("--planted-failures needs --days of at least 3 (a run before each change and one after)")
     if tables < 12:
         raise ValueError("--tables must be at least 12 (two per layer)")
     if days < 1:
@@ -82,7 +89,9 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
     first = datetime(start.year, start.month, start.day, tzinfo=timezone.utc)
     platform = model.build(seed, tables, days, first)
     platform.hub_changes = hub_changes
+    platform.planted_failures = planted_failures
     spark_jobs = openlineage.plant(platform, openlineage_share)
+    platform.spark_reads = frozenset(r for job in spark_jobs for r in job.reads)
     counts = Counts()
     recorder = truth.Truth(root, platform)
     setup = plan.setup(platform)
@@ -105,7 +114,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
         if foreign_share:
             foreign_ids = Ids(f"{seed}:foreign:{index}")
             files["maxcompute"] = maxcompute.SharedTrail(files["maxcompute"], foreign_ids, foreign_share)
-        _render(platform, files, f"{seed}", day)
+        _render(platform, files, f"{seed}", day, recorder.rendered)
         _render(platform, files, f"{seed}:hygiene", planted)
         _render(platform, files, f"{seed}:effects", planted_effects)
         if spark_runs:
@@ -124,13 +133,16 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
         **({"foreign_share": foreign_share} if foreign_share else {}),
         **({"openlineage_share": openlineage_share, "spark_jobs": len(spark_jobs)} if openlineage_share else {}),
         **({"hub_changes": hub_changes} if hub_changes else {}),
+        **({"planted_failures": planted_failures} if planted_failures else {}),
         "counts": counts.as_json(), "interesting": interesting(platform, recorder),
     })
     return Result(root, sum(counts.records.values()), len(counts.files), summary)
 
 
-def _render(platform: model.Platform, files: dict[str, Any], stream: str, day: plan.Day) -> None:
-    """Write one day's runs and intents; ``stream`` seeds the event ids (one per source and day)."""
+def _render(platform: model.Platform, files: dict[str, Any], stream: str, day: plan.Day,
+            rendered: Callable[[model.Intent, dict[str, Any]], None] | None = None) -> None:
+    """Write one day's runs and intents; ``stream`` seeds the event ids (one per source and day);
+    ``rendered`` is told each intent's event (the truth names some events by their id)."""
     ids = {source: Ids(f"{stream}:{source}:{day.index}") for source in ("dataworks", "maxcompute", "dataphin", "datahub")}
     for doc in dataworks.runs(platform, ids["dataworks"], day):
         files["dataworks"].write(doc, doc["data"]["eventCode"])
@@ -139,6 +151,8 @@ def _render(platform: model.Platform, files: dict[str, Any], stream: str, day: p
     for intent in day.intents:
         source, render = RENDERERS[intent.kind]
         doc = render(platform, ids[source], intent)
+        if rendered:
+            rendered(intent, doc)
         target = "dataworks_fc" if intent.kind in dataworks.FC_KINDS else source
         kind = intent.kind if source in ("dataworks", "dataphin") else _kind(doc, f"{doc.get('category')}:{doc.get('operation')}")
         files[target].write(doc, kind)

@@ -178,6 +178,8 @@ class Platform:
     planted: dict[str, list[tuple[int, ...]]] = field(default_factory=dict)  # plant(): kind -> groups of tables
     scripts: dict[tuple, Any] = field(default_factory=dict, repr=False)  # sqltext.script's cache
     hub_changes: int = 0  # plan.hub_changes: columns added daily to the most-read tables
+    planted_failures: int = 0  # plan.planted_breaks: columns dropped or renamed that break their readers
+    spark_reads: frozenset[str] = frozenset()  # tables the Spark jobs read (generate.openlineage): never broken
 
     def day(self, index: int) -> datetime:
         return self.start + timedelta(days=index)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from lineage.generate import effects, schema, sqltext
-from lineage.generate.model import LAYERS, Intent, Platform, TableSpec, hub
+from lineage.generate.model import LAYERS, Intent, NodeSpec, Platform, TableSpec, hub
 
 FAILURE_RATE = 0.012
 """Share of daily runs that fail (a MaxCompute job Failed, the DataWorks instance status 5)."""
@@ -28,6 +28,20 @@ CHANGE_WEEKDAY = 2
 ERRORS = (("ODPS-0130071", "Semantic analysis exception - column not found"),
           ("ODPS-0123131", "User defined function exception"),
           ("ODPS-0420061", "Invalid parameter in HTTP request - fetched partition does not exist"))
+
+
+@dataclass(frozen=True)
+class Break:
+    """``generate --planted-failures``: a column of a table some SQL nodes read, dropped or renamed
+    by its owner's DDL job; every node whose SQL reads it fails from its next run on."""
+
+    index: int  # the k-th planted failure (0-based)
+    time: datetime  # the DDL job's end (its JobChange): when the graph records the change
+    kind: str  # "drop" (ALTER TABLE ... DROP COLUMNS) or "rename" (CHANGE COLUMN old new type)
+    table: int
+    column: str  # the column's name before the change: the one the readers' SQL names
+    new: str | None = None  # a rename's new name
+    readers: tuple[int, ...] = ()  # the nodes reading it when it was picked
 
 
 @dataclass
@@ -46,6 +60,10 @@ class State:
     touched: set[tuple[int, int]] = field(default_factory=set)  # (person, table) any grant ever named (effects)
     removed: set[tuple[int, str]] = field(default_factory=set)  # (table, column) fields removed so far
     roled: set[tuple[int, int]] = field(default_factory=set)  # (person, role) ever granted (effects)
+    retyped: dict[tuple[int, str], str] = field(default_factory=dict)  # (table, column) -> its new type
+    broken: dict[str, Break] = field(default_factory=dict)  # column id -> the planted break that took it
+    broken_nodes: set[int] = field(default_factory=set)  # nodes failing because they read a broken column
+    read_columns: dict[int, frozenset[str]] = field(default_factory=dict)  # id(sqltext.Script) -> columns it reads
 
 
 def _at(day: datetime, minutes: float) -> datetime:
@@ -187,6 +205,7 @@ class NodeDay:
     waiting: datetime
     runs: list[Run]
     rerun_at: datetime | None = None
+    cause: Break | None = None  # the planted break its SQL trips over (``planted_breaks``): it fails
 
     @property
     def ok(self) -> bool:
@@ -216,6 +235,7 @@ def plan_day(platform: Platform, state: State, index: int) -> Day:
     runs: list[NodeDay] = []
     intents: list[Intent] = []
     flow_dags = {flow: 500_000_000_000 + index * 1000 + n for n, flow in enumerate(sorted(platform.flows))}
+    broken_rng: random.Random | None = None
     for n, node in enumerate(platform.nodes):
         if n in state.deleted_nodes or node.planted:
             continue
@@ -229,15 +249,24 @@ def plan_day(platform: Platform, state: State, index: int) -> Day:
             node_day.rerun_at = end + timedelta(minutes=30 + rng.random() * 60)
             again = node_day.rerun_at + timedelta(minutes=1)
             node_day.runs.append(Run(_job_id(again, n, 1), again, again + timedelta(minutes=5 + rng.random() * 10), True))
-        runs.append(node_day)
-        if node_day.ok:
+        checks: list[Intent] = []
+        if node_day.ok:  # drawn even for a run a planted break fails: the day's other draws stay as they were
             for target in node.targets:
                 for rule in state.rules.get(target, ()):
                     result = rng.choices((0, 1, 2), (0.94, 0.03, 0.03))[0]
-                    intents.append(Intent(node_day.runs[-1].end + timedelta(minutes=1), "dqc-check-finished-event",
-                                          {"table": target, "rule": rule, "result": result}))
+                    checks.append(Intent(node_day.runs[-1].end + timedelta(minutes=1), "dqc-check-finished-event",
+                                         {"table": target, "rule": rule, "result": result}))
+        cause = _cause(platform, state, node, begin) if state.broken else None
+        if cause is not None:
+            if broken_rng is None:
+                broken_rng = random.Random(f"{platform.seed}:broken:{index}")
+            node_day = _failing(node_day, cause, broken_rng)
+            state.broken_nodes.add(n)
+        runs.append(node_day)
+        if node_day.ok:
+            intents += checks
         elif node.baseline is not None:
-            intents.append(Intent(end + timedelta(minutes=2), "workbench-monitor-alert",
+            intents.append(Intent(node_day.runs[0].end + timedelta(minutes=2), "workbench-monitor-alert",
                                   {"baseline": node.baseline, "node": n, "task_id": node_day.task_id}))
     intents += _access(platform, state, rng, day)
     intents += _guest_approvals(platform, state, index)
@@ -245,6 +274,8 @@ def plan_day(platform: Platform, state: State, index: int) -> Day:
         intents += _changes(platform, state, rng, day)
     if platform.hub_changes and index > 0:
         intents += hub_changes(platform, state, day)
+    if index in break_days(platform):
+        intents += planted_breaks(platform, state, index, runs)
     planted, planted_intents = _planted_day(platform, index, flow_dags)
     effects.touch(state, intents)
     return Day(index, day, runs, intents, planted, planted_intents, effects.plant_day(platform, state, index))
@@ -454,6 +485,7 @@ def _retype(platform: Platform, state: State, table: int, moment: datetime) -> l
         return []
     spec = platform.table(table)
     new = RETYPED[dict(schema.columns(spec))[name]]
+    state.retyped[(table, name)] = new
     sql = f"ALTER TABLE {spec.qualified} CHANGE COLUMN {name} {name} {new};\n"
     return ddl(platform, None, table, moment, spec.owner, sql, column=name, type=new)
 
@@ -476,8 +508,9 @@ def _add_input(platform: Platform, state: State, rng: random.Random, n: int) -> 
         return
     layers = [layer for layer, _, _ in LAYERS]
     below = layers[: layers.index(platform.table(node.targets[0]).layer)]
+    broken = {b.table for b in state.broken.values()}  # no node starts reading a broken table (one draw still)
     candidates = [t for t in own_tables(platform) if t.layer in below and t.index not in node.inputs
-                  and t.index not in node.targets]
+                  and t.index not in node.targets and t.index not in broken]
     if not candidates:
         return
     state.releases.append((n, rng.choices(candidates, [t.readers + 1 for t in candidates])[0].index))
@@ -491,3 +524,137 @@ def _release(platform: Platform, state: State) -> None:
             node.inputs = (*node.inputs, table)
             platform.table(table).readers += 1
     state.releases.clear()
+
+
+# ---------------------------------------------------------------------------------------------
+# generate --planted-failures N: failures caused by an upstream change, with their ground truth
+# ---------------------------------------------------------------------------------------------
+
+BREAK_ERROR = ("ODPS-0130071", "Semantic analysis exception - column {column} cannot be resolved")
+"""The error of a job whose SQL names a column that was dropped or renamed (MaxCompute's compiler)."""
+BREAK_RERUN_RATE = 0.3
+"""Share of a broken node's failed days its owner reruns it (the rerun fails again)."""
+BREAK_READERS = 8
+"""A planted break prefers a column at most this many nodes read (and fewer than read its table)."""
+RENAMED = {"user_id": "buyer_id", "shop_id": "store_id", "sku_id": "item_id", "region": "region_code",
+           "status": "order_status", "channel": "channel_code", "city": "city_name", "category": "category_name",
+           "price": "unit_price", "quantity": "qty", "discount": "discount_rate", "pay_time": "paid_at"}
+"""A renamed column's new name (``schema.EXTRAS``: no table has both)."""
+
+
+def break_days(platform: Platform) -> list[int]:
+    """The days of the planted breaks, spread over days 1 .. days-2 (each has a run before it and
+    one after it); several on one day when there are more breaks than days."""
+    n, span = platform.planted_failures, platform.days - 2
+    if not n or span < 1:
+        return []
+    return [1 + k * span // n for k in range(n)]
+
+
+def _reads(platform: Platform, state: State, node: NodeSpec) -> frozenset[str]:
+    """The column ids the node's current SQL names (the sources of its column truth)."""
+    found = sqltext.script(platform, node)
+    if found is None:
+        return frozenset()
+    key = id(found)  # scripts stay in platform.scripts: an id is never reused
+    if key not in state.read_columns:
+        state.read_columns[key] = frozenset(src for src, _, _ in found.pairs)
+    return state.read_columns[key]
+
+
+def _cause(platform: Platform, state: State, node: NodeSpec, begin: datetime) -> Break | None:
+    """The earliest break before ``begin`` of a column the node's SQL reads, if any."""
+    hits = [b for column, b in state.broken.items() if b.time < begin and column in _reads(platform, state, node)]
+    return min(hits, key=lambda b: (b.time, b.index), default=None)
+
+
+def _failing(node_day: NodeDay, cause: Break, rng: random.Random) -> NodeDay:
+    """The node's day as its broken SQL runs it: the job fails at compile time, seconds after it
+    starts; a rerun by its owner fails the same way. Waiting and start times are the day's own."""
+    first = node_day.runs[0]
+    error = (BREAK_ERROR[0], BREAK_ERROR[1].format(column=cause.column))
+    end = first.begin + timedelta(seconds=4 + rng.random() * 20)
+    out = NodeDay(node_day.node, node_day.task_id, node_day.dag_id, node_day.waiting,
+                  [Run(first.job, first.begin, end, False, error)], cause=cause)
+    if rng.random() < BREAK_RERUN_RATE:
+        out.rerun_at = end + timedelta(minutes=30 + rng.random() * 60)
+        again = out.rerun_at + timedelta(minutes=1)
+        out.runs.append(Run(_job_id(again, node_day.node, 1), again, again + timedelta(seconds=4 + rng.random() * 20),
+                            False, error))
+    return out
+
+
+def _break_target(platform: Platform, state: State, rng: random.Random,
+                  failing: set[int]) -> tuple[int, str, tuple[int, ...]] | None:
+    """(table, column, its readers) for a planted break: an extra column (not ``schema.BASE``) of
+    a live table that SQL nodes read by name, not removed, retyped or broken yet, not read by a
+    Spark job, and whose readers are all healthy today (no streak of theirs starts before the
+    change; none already broken, none with a pending release). Preferred: a column some readers
+    of the table do not read, and at most ``BREAK_READERS`` read."""
+    live = set(_live_tables(platform, state))
+    pending = {n for n, _ in state.releases}
+    joined = {t for _, t in state.releases}  # a table a node starts reading tomorrow: that node's release is news too
+    readers: dict[int, list[int]] = {}
+    for n, node in enumerate(platform.nodes):
+        if node.planted or n in state.deleted_nodes or node.kind not in sqltext.TEMPLATES or node.kind == "variable":
+            continue
+        for table in node.inputs:
+            readers.setdefault(table, []).append(n)
+    tiers: dict[tuple[bool, bool], list[tuple[int, str, tuple[int, ...]]]] = {}
+    for spec in own_tables(platform):
+        of = readers.get(spec.index, [])
+        if (spec.index not in live or spec.index in joined or spec.id in platform.spark_reads or not of
+                or any(n in pending for n in of)):
+            continue
+        for name, _ in schema.columns(spec)[len(schema.BASE):]:
+            if (spec.index, name) in state.removed or (spec.index, name) in state.retyped:
+                continue  # a column already changed: one change per column
+            column = schema.column_id(spec.id, name)
+            by = tuple(n for n in of if column in _reads(platform, state, platform.nodes[n]))
+            if not by or any(n in state.broken_nodes or n in failing for n in by):
+                continue
+            tiers.setdefault((len(by) == len(of), len(by) > BREAK_READERS), []).append((spec.index, name, by))
+    if not tiers:
+        return None
+    return rng.choice(tiers[min(tiers)])
+
+
+def planted_breaks(platform: Platform, state: State, index: int, runs: list[NodeDay]) -> list[Intent]:
+    """``generate --planted-failures N``: the breaks of day ``index`` (``break_days``), in the
+    afternoon after every run of the day: the table owner's DDL job (InsertJob, then JobChange:
+    MaxCompute's ActionTrail has no ChangeTable operation for a dropped or renamed column) with
+    ``ALTER TABLE t DROP COLUMNS c`` (even breaks) or ``ALTER TABLE t CHANGE COLUMN c c2 <type>``
+    (odd), and DataHub's field REMOVE (and the new field's ADD) 40 seconds later. From their next
+    run on, the nodes reading the column fail (``plan_day``). Its own random stream: the day's
+    other draws are what they were without it."""
+    rng = random.Random(f"{platform.seed}:breaks:{index}")
+    day = platform.day(index)
+    failing = {r.node for r in runs if not r.ok}
+    out: list[Intent] = []
+    for k in (k for k, d in enumerate(break_days(platform)) if d == index):
+        picked = _break_target(platform, state, rng, failing)
+        if picked is None:
+            continue
+        table, name, by = picked
+        spec = platform.table(table)
+        moment = _at(day, 10 * 60 + rng.random() * 7 * 60)
+        kind = "drop" if k % 2 == 0 else "rename"
+        old_type = dict(schema.columns(spec))[name]  # never retyped (``_break_target``)
+        if kind == "drop":
+            sql, new = f"ALTER TABLE {spec.qualified} DROP COLUMNS {name};\n", None
+        else:
+            new = RENAMED[name]
+            sql = f"ALTER TABLE {spec.qualified} CHANGE COLUMN {name} {new} {old_type};\n"
+        extra = {"new": new} if new else {}
+        jobs = ddl(platform, None, table, moment, spec.owner, sql, column=name, type=old_type,
+                   planted_failure=str(k), **extra)
+        out += jobs
+        out.append(Intent(moment + timedelta(seconds=40), "dh_schema", {"table": table, "field": name, "op": "REMOVE",
+                                                                        "person": spec.owner}))
+        if new:
+            out.append(Intent(moment + timedelta(seconds=40), "dh_schema", {"table": table, "field": new, "op": "ADD",
+                                                                            "person": spec.owner}))
+        state.removed.add((table, name))
+        state.broken_nodes.update(by)
+        state.broken[schema.column_id(spec.id, name)] = Break(k, jobs[-1].time, kind, table, name, new, by)
+    return out

@@ -9,17 +9,21 @@
 | ``access.csv`` | grant-churn event: time, kind, source, principal, table, ok, expires |
 | ``changes.csv`` | change event: time, kind, entity |
 | ``feeds.csv`` | expected FEEDS edge: src, dst (from every finished job whose lineage is sql or audit, and every COMPLETE Spark run) |
-| ``columns.csv`` | column: table_id, column_id, type (as the DDL last states it: a CHANGE COLUMN retypes), valid_from, valid_to (empty: still there): every table's columns from the job behind its CreateTable, those a ChangeTable adds, a staging table's and the ``etl_batch`` epilogue's from the first finished run; closed by a DataHub field removal or DropTable |
+| ``columns.csv`` | column: table_id, column_id, type (as the DDL last states it: a CHANGE COLUMN retypes), valid_from, valid_to (empty: still there): every table's columns from the job behind its CreateTable, those a ChangeTable adds, a staging table's and the ``etl_batch`` epilogue's from the first finished run; closed by a DataHub field removal, DropTable or a planted break's ``DROP COLUMNS`` / ``CHANGE COLUMN old new`` (the new name opens) |
 | ``column_feeds.csv`` | expected column FEEDS: src, dst, qualifier (direct, indirect), nodes (the DataWorks nodes whose finished SQL runs give the pair), first_seen (the first such run's end), from the templates (``generate.projection``); none from variable-named or non-SQL jobs |
+| ``failures.csv`` | failing streak of a DataWorks node (``--planted-failures`` above 0 only): node_id, first_failed_instance, first_failed_at (its first failure report), last_success_instance, last_success_at (the ``ended`` of the node's last successful instance before it; empty if none), cause (``planted``: its SQL reads a column a planted break dropped or renamed, and it fails from its first run after the change to the end or its deletion; ``random``: ``plan.FAILURE_RATE``), and for a planted one change_time, change_kind (``field_removal``, as the graph records it), table_id, column_id (the column before the change), change_event_id (the ``eventId`` of the DDL job's ``JobChange`` in the ActionTrail files) |
 | ``openlineage.csv`` | Spark run reported as OpenLineage events (``--openlineage-share``): run_id, job_id, day, status (complete, fail), ended, reads, writes |
 | ``effects.json`` | planted access change (``effects``): its ``change`` (entity_id, time, kind, action), ``effect`` (restricts, exposes), ``sensitive``, the principals ``gained``/``lost``, the nodes that ``may_fail`` (read the table within ``lookback_days`` before a revoke of their owner) |
 | ``hygiene.json`` | what ``lineage hygiene`` must find as of ``as_of`` (the day after the last) with a window of at least ``days``: the ``planted`` pipelines (``model.PLANTED``: unused tables, cycles, islands), every ``unused`` table (written by a finished job, or a non-SQL job's ChangeTableData, and never read by a finished job, a non-SQL job's ReadTableData or a download; not dropped), every ``cycle`` (the planted ones and each table a finished job reads and writes: a self-loop) |
 | ``people.csv`` | person: id (canonical), kind (``person``: merged over the alias file; ``guest``: a partner UID that only approvals name), names (the names their events may give them, ``;``-separated: a person's login, then their MaxCompute account, which AddUser gives everyone; a guest's granteeName) |
 | ``summary.json`` | parameters, counts per source (records, duplicates, malformed) and kind, ids worth looking at |
 
+A streak is a run of a node's consecutive instances whose status is ``failure`` (a failed run rerun
+with success the same day is no streak); it ends at the node's next successful instance.
 ``ended`` is the time of the last status report (UTC, whole seconds, as the events carry it);
 ``error_code``/``error_message`` are a failed job's (empty when it finished).
-Lists inside a cell are ``;``-separated canonical ids. Rows are streamed as days are generated.
+Lists inside a cell are ``;``-separated canonical ids. Rows are streamed as days are generated
+(``failures.csv``'s are kept, one per streak, and written at the end, by first failure).
 """
 
 from __future__ import annotations
@@ -50,6 +54,9 @@ HEADERS = {
     "access": ("time", "kind", "source", "principal", "table_id", "ok", "expires"),
     "changes": ("time", "kind", "entity_id"),
 }
+FAILURES_HEADER = ("node_id", "first_failed_instance", "first_failed_at", "last_success_instance", "last_success_at",
+                   "cause", "change_time", "change_kind", "table_id", "column_id", "change_event_id")
+"""``failures.csv``: one row per failing streak of a node (``--planted-failures``)."""
 SPARK_HEADER = ("run_id", "job_id", "day", "status", "ended", "reads", "writes")
 """``openlineage.csv``: one row per Spark run reported through OpenLineage (``generate.openlineage``)."""
 
@@ -94,6 +101,10 @@ class Truth:
         self.column_feeds: dict[tuple[str, str, str], set[str]] = {}  # (src, dst, qualifier) -> node ids
         self.column_since: dict[tuple[str, str, str], str] = {}  # the pair's first finished run
         self.scripts_ran: set[int] = set()  # sqltext.Script objects (cached per node and inputs) recorded
+        self.last_ok: dict[str, tuple[str, str]] = {}  # node id -> its last successful instance and its end
+        self.streaks: dict[str, dict[str, Any]] = {}  # node id -> its open failing streak
+        self.failures: list[dict[str, Any]] = []  # failures.csv: closed streaks
+        self.break_events: dict[str, str] = {}  # planted break (its index) -> its DDL JobChange's eventId
 
     def day(self, day: Day) -> None:
         platform = self.platform
@@ -124,8 +135,41 @@ class Truth:
             self.stats["instances"] += 1
             self.stats["failed_instances"] += int(not node_day.ok)
             self.stats["reruns"] += int(node_day.rerun_at is not None)
+            if platform.planted_failures:
+                self.streak(node.id, node_day)
         for intent in day.intents:
             self.intent(intent)
+
+    def streak(self, node: str, node_day: Any) -> None:
+        """A node's instance in its failing streaks (``failures.csv``)."""
+        instance = ids.dataworks("Instance", node_day.task_id)
+        if node_day.ok:
+            if node in self.streaks:
+                self.failures.append(self.streaks.pop(node))
+            self.last_ok[node] = (instance, _iso(node_day.runs[-1].end))
+        elif node not in self.streaks:
+            last, last_at = self.last_ok.get(node, ("", ""))
+            self.streaks[node] = {"node_id": node, "first_failed_instance": instance,
+                                  "first_failed_at": _iso(node_day.runs[0].end), "last_success_instance": last,
+                                  "last_success_at": last_at, "cause": node_day.cause}
+
+    def rendered(self, intent: Intent, doc: dict[str, Any]) -> None:
+        """An intent's event as written: a planted break's DDL ``JobChange`` is its change's event."""
+        if intent.kind == "ddl-end" and "planted_failure" in intent.args:
+            self.break_events[intent.args["planted_failure"]] = doc["eventId"]
+
+    def failure_rows(self) -> list[tuple[str, ...]]:
+        rows = []
+        for streak in sorted([*self.failures, *self.streaks.values()],
+                             key=lambda s: (s["first_failed_at"], s["node_id"])):
+            cause = streak["cause"]
+            change: tuple[str, ...] = ("random", "", "", "", "", "")
+            if cause is not None:
+                table = self.platform.table(cause.table).id
+                change = ("planted", _iso(cause.time), "field_removal", table, schema.column_id(table, cause.column),
+                          self.break_events.get(str(cause.index), ""))
+            rows.append((*(streak[k] for k in FAILURES_HEADER[:5]), *change))
+        return rows
 
     def script_ran(self, node: Any, when: str) -> None:
         """A finished SQL run: its column pairs, and the columns its script creates (from the template)."""
@@ -162,6 +206,11 @@ class Truth:
             self.written.add(table.id)
             for name, kind in schema.columns(table) + (schema.PARTITION,):
                 self.open_column(table.id, name, kind, when)
+        elif "DROP COLUMNS" in intent.args["sql"]:  # a planted break (plan.planted_breaks)
+            self.close_columns(table.id, when, intent.args["column"])
+        elif intent.args.get("new"):  # CHANGE COLUMN old new <type>: the old column closes, the new one opens
+            self.close_columns(table.id, when, intent.args["column"])
+            self.open_column(table.id, intent.args["new"], intent.args["type"], when)
         elif "CHANGE COLUMN" in intent.args["sql"]:  # the column keeps its id and takes the new type
             self.columns[table.id][schema.column_id(table.id, intent.args["column"])][0] = intent.args["type"]
         else:  # ALTER TABLE ... ADD COLUMNS
@@ -276,6 +325,11 @@ class Truth:
                 writer.writerow((person.user_id, "person", _join((person.login, person.account))))
             for guest in platform.guests:
                 writer.writerow((guest.user_id, "guest", guest.grantee_name))
+        if platform.planted_failures:
+            with open(self.dir / "failures.csv", "w", newline="") as handle:
+                writer = csv.writer(handle)
+                writer.writerow(FAILURES_HEADER)
+                writer.writerows(self.failure_rows())
         (self.dir / "effects.json").write_text(json.dumps({"lookback_days": 7, "changes": self.effects}, indent=1) + "\n")
         (self.dir / "hygiene.json").write_text(json.dumps(self.hygiene(), indent=1) + "\n")
         summary = {**summary, "stats": self.stats}
