@@ -59,8 +59,9 @@ def test_impact_people_to_tell_say_why(demo_warehouse):
     }
 
 
-def test_instances_and_jobs_collapse_into_their_node(demo_warehouse):
-    """The node's line counts what the graph holds for it as of then (and nothing else is listed)."""
+def test_past_runs_are_not_listed_under_their_node(demo_warehouse):
+    """The node's instances, DAG runs and jobs ran before the question's instant: what a change to
+    the table reaches is the node (it runs again), never its past runs (issue 67)."""
     vertices, edges = load_rows(demo_warehouse, AS_OF)
     instances = {e["dst"] for e in edges if e["relationship"] == "HAS_INSTANCE" and e["src"] == DWS_NODE}
     jobs = {v["id"] for v in vertices if v["label"] == "Job" and (v["properties"] or {}).get("skynet_id") == "700100004"
@@ -68,25 +69,28 @@ def test_instances_and_jobs_collapse_into_their_node(demo_warehouse):
     assert len(instances) == 5 and len(jobs) == 5
     out = cli("impact", T("dwd_orders"), "--warehouse", demo_warehouse, "--as-of", AS_OF, "--engine", "local")
     line = next(line for line in out.splitlines() if DWS_NODE in line)
-    assert "5 jobs, 5 instances" in line
+    assert "jobs" not in line and "instances" not in line
     assert not any(i in out for i in instances) and not any(j in out for j in jobs)
     every = cli("impact", T("dwd_orders"), "--warehouse", demo_warehouse, "--as-of", AS_OF, "--engine", "local", "--all",
                 columns=400)
     affected = json.loads(cli("impact", T("dwd_orders"), "--warehouse", demo_warehouse, "--as-of", AS_OF, "--engine",
                               "local", "--json"))["affected"]
-    assert all(a["id"] in every for a in affected) and len(affected) == 34
+    assert all(a["id"] in every for a in affected) and len(affected) == 9
+    assert not any(a["id"] in instances | jobs or a["label"] in ("Instance", "Dag") for a in affected)
 
 
-def test_a_failed_run_is_counted(demo_warehouse):
-    """On day 7 the dws_sales_daily run failed (samples.py): the node's line says so. The failed
-    job read nothing (a job's tables count only when it finished), so 6 of its 7 jobs are reached."""
+def test_a_failed_run_is_explained_by_why(demo_warehouse):
+    """On day 7 the dws_sales_daily run failed (samples.py): ``why`` of the node names it as the
+    first failed run, after its last good run the day before."""
     vertices, edges = load_rows(demo_warehouse)
     status = {v["id"]: (v["properties"] or {}).get("status") for v in vertices}
     runs = [e["dst"] for e in edges if e["relationship"] == "HAS_INSTANCE" and e["src"] == DWS_NODE]
     assert len(runs) == 7 and [status[r] for r in runs].count("failure") == 1
-    out = cli("impact", T("dwd_orders"), "--warehouse", demo_warehouse, "--engine", "local", columns=200)
-    line = next(line for line in out.splitlines() if DWS_NODE in line)
-    assert "6 jobs, 7 instances, 7 dags, 1 failed" in line, line
+    failed = next(r for r in runs if status[r] == "failure")
+    doc = json.loads(cli("why", DWS_NODE, "--warehouse", demo_warehouse, "--engine", "local", "--json"))
+    assert doc["target"] == DWS_NODE and doc["first_failure"]["id"] in {failed} | {
+        v["id"] for v in vertices if v["label"] == "Job" and status[v["id"]] in ("failed", "Failed")}
+    assert doc["last_success"] is not None and doc["last_success"]["time"] < doc["first_failure"]["time"]
 
 
 @pytest.mark.parametrize("columns", [80, 160])
@@ -181,7 +185,7 @@ def test_graphml_reads_with_networkx(demo_warehouse, tmp_path):
     graph = nx.read_graphml(path)
     assert graph.is_directed()
     assert graph.nodes[T("dwd_orders")]["source"] is True and graph.nodes[DWS_NODE]["label"] == "Node"
-    assert graph.nodes[DWS_NODE]["collapsed"].startswith("5 jobs, 5 instances")
+    assert not graph.nodes[DWS_NODE].get("collapsed")  # its past runs are not affected: nothing to collapse
     assert graph.has_edge(T("dwd_orders"), DWS_NODE) and graph.has_edge(DWS_NODE, T("dws_sales_daily"))
     assert not any(n.startswith("instance:") for n in graph.nodes)
 
