@@ -1,6 +1,6 @@
 // Column impact (Neo4j 5.21+: shortest-path search)
 // Answers: If this column changes, which columns take its values along direct column FEEDS, in
-//   which tables, and which jobs and nodes read those tables, at the fewest hops?
+//   which tables, and which nodes and jobs read those tables (not past job runs), at the fewest hops?
 // Parameters:
 //   $column_id  the changed column, e.g. 'column:maxcompute:p.s.a'
 //   $as_of      the moment whose graph to look at (UTC), e.g. '2024-07-02T01:00:00Z'
@@ -40,7 +40,8 @@ WITH at, col, c, d, CASE WHEN size(owned) > 0 THEN owned
 UNWIND CASE WHEN size(tables) = 0 THEN [null] ELSE tables END AS t
 WITH at, col, c, d, t, CASE WHEN t IS NULL THEN [] ELSE [{node: t, distance: d + 1, from: c.id}] +
   [(x)-[r:READS]->(t)
-    WHERE (x:Job OR x:Node) AND r.valid_from <= at AND coalesce(r.valid_to, 'z') > at
+    WHERE (x:Job OR x:Node) AND NOT x.id STARTS WITH 'job:maxcompute:'
+    AND r.valid_from <= at AND coalesce(r.valid_to, 'z') > at
     AND coalesce(x.deleted_at, 'z') > at
     | {node: x, distance: d + 2, from: t.id}] END AS around
 UNWIND [col] + around AS hit

@@ -1,7 +1,7 @@
 // Downstream blast radius of a table (Neo4j 5.21+: shortest-path search)
-// Answers: If this table breaks, what is downstream and who will notice, at the fewest hops? Only a
-//   change whose effect is 'breaks' walks downstream (changes_this_week.cypher shows each change's
-//   effect; change_impact.cypher answers for any change).
+// Answers: If this table breaks, what is downstream and who will notice, at the fewest hops? Past
+//   runs (job runs, instances) are not affected: what runs again is. Only a 'breaks' change walks
+//   downstream (change_impact.cypher answers for any change).
 // Parameters:
 //   $table_id  the changed table, e.g. 'table:maxcompute:retail_dw.ods_users'
 //   $as_of     the moment whose graph to look at (UTC), e.g. '2024-07-08T00:00:00Z'
@@ -31,6 +31,7 @@ WITH table, d, t,
   [(x)-[r:READS]->(t)
      WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of)
        AND (x.deleted_at IS NULL OR x.deleted_at > as_of)
+       AND NOT x.id STARTS WITH 'job:maxcompute:' AND NOT (x:Instance OR x:Dag)
      | {node: x, distance: d + 1, rel: 'READS', from: t.id}] +
   [(o)-[w:OWNS]->(x)-[r:READS]->(t)
      WHERE r.valid_from <= as_of AND (r.valid_to IS NULL OR r.valid_to > as_of)
