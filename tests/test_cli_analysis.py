@@ -34,13 +34,12 @@ def test_impact_json_is_the_contract_and_hand_checked(scenario_warehouse, engine
         assert len(item["path"]) == item["distance"] + 1
     got = {(a["id"], a["distance"]) for a in doc["affected"]}
     assert got == {
-        (JOB, 1), (NODE, 1), (T("orders_clean"), 1),  # readers, and the table fed
-        ("instance:dataworks:8001", 2), ("baseline:dataworks:501", 2),  # the node's run and SLA
+        (NODE, 1), (T("orders_clean"), 1),  # the reader that runs again, and the table fed
+        ("baseline:dataworks:501", 2),  # the node's SLA
         (OWNER, 2),  # owns the node and orders_clean: told
         (ANALYST, 2),  # can read orders_clean
-        ("dag:dataworks:6001", 3),
-    }
-    assert doc["summary"] == {"Baseline": 1, "Dag": 1, "Instance": 1, "Job": 1, "Node": 1, "Table": 1, "User": 2}
+    }  # not the job run, the node's instance nor its DAG run: they ran before (issue 67)
+    assert doc["summary"] == {"Baseline": 1, "Node": 1, "Table": 1, "User": 2}
     analyst = next(a for a in doc["affected"] if a["id"] == ANALYST)
     assert analyst["path"] == [T("orders_raw"), T("orders_clean"), ANALYST]
 
@@ -48,9 +47,9 @@ def test_impact_json_is_the_contract_and_hand_checked(scenario_warehouse, engine
 def test_impact_max_depth_and_readable_table(scenario_warehouse):
     result = run("impact", T("orders_raw"), "--warehouse", scenario_warehouse, "--as-of", "2024-08-04", "--max-depth", "1",
                  "--engine", "local", "--json")
-    assert {a["id"] for a in json.loads(result.stdout)["affected"]} == {JOB, NODE, T("orders_clean")}
+    assert {a["id"] for a in json.loads(result.stdout)["affected"]} == {NODE, T("orders_clean")}
     table = run("impact", T("orders_raw"), "--warehouse", scenario_warehouse, "--as-of", "2024-08-04", "--engine", "local")
-    assert table.exit_code == 0 and "affected: 8" in table.stdout
+    assert table.exit_code == 0 and "affected: 5" in table.stdout
 
 
 def test_impact_of_an_unknown_id_is_a_usage_error(scenario_warehouse):
@@ -97,10 +96,9 @@ def test_blast_radius_ranks_the_weeks_changes(scenario_warehouse):
     scores = [c["score"] for c in changes]
     assert scores == sorted(scores, reverse=True)
     schema = next(c for c in changes if c["kind"] == "schema_change" and c["entity_id"] == T("orders_raw"))
-    # on the graph just before 2024-08-04T09:00: the 8 vertices of the impact test
-    assert schema["summary"] == {"Baseline": 1, "Dag": 1, "Instance": 1, "Job": 1, "Node": 1, "Table": 1, "User": 2}
-    # 1.0 x (Job .5 + Node 2 + Table 3 x its importance + (Instance .25 + Baseline 5 + User 1 + User 1)/2
-    # + Dag .25/3); the table is orders_clean, fed by two tables: more important than a source table (1),
+    # on the graph just before 2024-08-04T09:00: the 5 vertices of the impact test
+    assert schema["summary"] == {"Baseline": 1, "Node": 1, "Table": 1, "User": 2}
+    # 1.0 x (Node 2 + Table 3 x its importance + (Baseline 5 + User 1 + User 1)/2); the table is orders_clean, fed by two tables: more important than a source table (1),
     # its importance as of the window's end as blast radius computes it (tests/analysis/test_blast_importance.py
     # checks that computation by hand)
     from lineage.analysis.api import traversal
@@ -109,7 +107,7 @@ def test_blast_radius_ranks_the_weeks_changes(scenario_warehouse):
 
     weight = importance_at(traversal(scenario_warehouse, "local"), to_time("2024-08-08")).get(T("orders_clean"), 1.0)
     assert 1.0 < weight <= 10.0
-    assert schema["score"] == pytest.approx(1.0 * (0.5 + 2 + 3 * weight + (0.25 + 5 + 1 + 1) / 2 + 0.25 / 3), abs=1e-3)
+    assert schema["score"] == pytest.approx(1.0 * (2 + 3 * weight + (5 + 1 + 1) / 2), abs=1e-3)
     drop = next(c for c in changes if c["kind"] == "drop")
     assert drop["entity_id"] == T("tmp_backup") and drop["summary"] == {"User": 1}  # the grantee is told
 
