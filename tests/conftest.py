@@ -134,7 +134,7 @@ def demo_graph(demo_warehouse, tmp_path_factory):
     server.stop()
 
 
-def generated_platform(spark, root: Path, tables: int, days: int, ingest_json: bool = False):
+def generated_platform(spark, root: Path, tables: int, days: int, ingest_json: bool = False, planted_failures: int = 0):
     """`lineage generate --tables N --days D` into ``root/platform``, ingested through the CLI into
     ``root/warehouse`` (its aliases beside it) and built: the one shape of the generated-platform
     fixtures. ``ingest`` is the parsed `ingest --json` summary when ``ingest_json``, else None."""
@@ -147,7 +147,7 @@ def generated_platform(spark, root: Path, tables: int, days: int, ingest_json: b
     from lineage.generate import generate
     from lineage.graph.build import build
 
-    result = generate(root / "platform", tables=tables, days=days)
+    result = generate(root / "platform", tables=tables, days=days, planted_failures=planted_failures)
     warehouse = root / "warehouse"
     ran = CliRunner().invoke(main, ["ingest", str(root / "platform" / "events"), "--warehouse", str(warehouse),
                                     *(["--json"] if ingest_json else [])])
