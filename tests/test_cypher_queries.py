@@ -659,11 +659,14 @@ def test_upstream_lineage_by_hand(demo_graph, demo_warehouse):
     assert hop["feeds"] == DEMO + "dws_sales_daily"
     assert "node:dataworks:700100004" in hop["via"] and len(hop["via"]) == 1 + 6  # 7th day's job failed
     assert hop["since"] == "2024-07-01T02:35:30.000000Z"  # first dws_sales_daily job finished (02:30:30 + 5 min)
-    # at the end of the demo `via` holds what FEEDS.via lists (all of them: fewer than its limit)
+    # at the end of the demo `via` holds the runs and definitions whose definitions FEEDS.via names
+    # (a job run by the node that submitted it, its READS' `definition`: DESIGN.md "Definitions and runs")
     _, edges = load_rows(demo_warehouse)
     for r in rows:
         feeds = next(e for e in edges if e["relationship"] == "FEEDS" and (e["src"], e["dst"]) == (r["table"], r["feeds"]))
-        assert sorted(r["via"]) == sorted(json.loads(feeds["properties"]["via"]))
+        named = {e["src"]: (e["properties"] or {}).get("definition") or e["src"] for e in edges
+                 if e["relationship"] == "READS" and e["dst"] == r["table"] and e["src"] in r["via"]}
+        assert sorted(set(named.values())) == sorted(json.loads(feeds["properties"]["via"]))
     early = run(demo_graph, "upstream_lineage", table_id=DEMO + "ads_sales_report", as_of="2024-07-02T00:00:00Z")
     assert all(len(r["via"]) == 2 for r in early)  # the node and the first day's job
 

@@ -200,7 +200,9 @@ def test_feeds_derived_from_reads_and_writes_of_one_job(folded):
         (T_A, T_C, day(0), None, 2),
         (T_B, T_C, day(0), None, 1),
     ]
-    assert feeds[0]["properties"] == {"via": '["job:maxcompute:j2","job:maxcompute:j1"]', "via_count": "2"}
+    # two job runs no node submitted: each named by its own id, and counted as runs
+    assert feeds[0]["properties"] == {"via": '["job:maxcompute:j2","job:maxcompute:j1"]', "via_count": "2",
+                                      "run_count": "2", "first_run": "job:maxcompute:j1", "last_run": "job:maxcompute:j2"}
     assert (feeds[0]["src_label"], feeds[0]["dst_label"]) == ("Table", "Table")
 
 

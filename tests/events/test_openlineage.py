@@ -140,6 +140,30 @@ def test_the_published_events_are_accepted_with_the_ids_of_designs_rule(built):
 
 
 @pytest.mark.spark
+@pytest.mark.skipif(not CONFORMANCE.is_file(), reason="../shared/conformance is not on this machine")
+def test_every_feeds_names_its_openlineage_job_never_a_run(built):
+    """DESIGN.md "Definitions and runs": ``via`` of every table and column FEEDS names the OpenLineage
+    job that makes it (the one MaxCompute job here, a run no node submitted, by its own id)."""
+    warehouse, _, _ = built
+    _, edges = _graph(warehouse)
+    feeds = [e for e in edges if e["relationship"] == "FEEDS"]
+    assert {e["src_label"] for e in feeds} == {"Table", "Location", "Column"}
+    unload = "job:maxcompute:20240701010000unload"
+    for e in feeds:
+        via = json.loads(e["properties"]["via"])
+        assert via and all(v.startswith("job:openlineage:") or v == unload for v in via), (e["src"], e["dst"], via)
+        assert not any(v.startswith("instance:") for v in via)
+    table = next(e for e in feeds if (e["src"], e["dst"]) == ("table:postgres:workshop.public.taxes",
+                                                               "table:postgres:workshop.public.unpaid_taxes"))
+    assert json.loads(table["properties"]["via"]) == ["job:openlineage:workshop/process_taxes"]
+    assert table["properties"]["run_count"] == "1"
+    assert table["properties"]["last_run"] == "instance:openlineage:d46e465b-d358-4d32-83d4-df660ff614dd"
+    # the JobEvent's declared lineage: a job, no run
+    declared = next(e for e in feeds if (e["src"], e["dst"]) == ("table:openlineage:dataset_a", "table:openlineage:dataset_b"))
+    assert (declared["properties"]["via"], declared["properties"]["run_count"]) == ('["job:openlineage:openlineage/name"]', "0")
+
+
+@pytest.mark.spark
 def test_impact_of_a_maxcompute_table_reaches_tables_openlineage_jobs_write(built):
     warehouse, _, _ = built
     result = run("impact", "table:maxcompute:sales_dw.orders", "--warehouse", warehouse, "--json", "--engine", "local")

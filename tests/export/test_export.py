@@ -41,7 +41,7 @@ def iso(value):
 
 
 LISTS = {"via", "privileges", "grantees", "resources", "allow_actions", "aliases", "names"}  # JSON lists in the graph: lists in Neo4j
-INTEGERS = {"via_count", "status_code", "status_changes"}
+INTEGERS = {"via_count", "run_count", "status_code", "status_changes"}
 
 
 def typed(key: str, value: str):

@@ -141,6 +141,30 @@ def rebuilt(doc: dict[str, Any]) -> Any:
                  for d in doc.get("outputs", [])])
 
 
+SHARED = Path(__file__).parents[2].parent / "shared" / "conformance"
+SPEC = SHARED / "openlineage-spec"  # OpenLineage's JSON Schema (spec 2-0-2) and facet schemas, unchanged
+PUBLIC = SHARED / "openlineage-events" / "events.jsonl"  # 80 published events
+
+
+def assert_valid(docs: list[dict[str, Any]]) -> None:
+    """Every event valid against OpenLineage.json, every columnLineage facet against its own schema
+    (all four schemas in one registry, as SPEC's README says)."""
+    from jsonschema import Draft202012Validator, FormatChecker
+    from referencing import Registry, Resource
+
+    schemas = [json.loads(f.read_text()) for f in [SPEC / "OpenLineage.json", *sorted((SPEC / "facets").glob("*.json"))]]
+    registry = Registry().with_resources((doc["$id"], Resource.from_contents(doc)) for doc in schemas)
+    by_id = {doc["$id"].rsplit("/", 1)[1]: doc["$id"] for doc in schemas}
+    event = Draft202012Validator(schemas[0], registry=registry, format_checker=FormatChecker())
+    columns = Draft202012Validator({"$ref": by_id["ColumnLineageDatasetFacet.json"] + "#/$defs/ColumnLineageDatasetFacet"},
+                                   registry=registry)
+    for doc in docs:
+        assert not list(event.iter_errors(doc)), (doc["job"], [e.message for e in event.iter_errors(doc)][:3])
+        for output in doc.get("outputs", []):
+            facet = output.get("facets", {}).get("columnLineage")
+            assert facet is None or not list(columns.iter_errors(facet)), [e.message for e in columns.iter_errors(facet)][:3]
+
+
 def assert_parses(docs: list[dict[str, Any]]) -> None:
     from openlineage.client.serde import Serde
 
@@ -203,6 +227,11 @@ def test_a_failed_run_says_why_and_asserts_no_lineage_a_running_one_only_started
 
 def test_every_event_parses_with_openlineage_python(hand_events):
     assert_parses(hand_events)
+
+
+@pytest.mark.skipif(not SPEC.is_dir(), reason="../shared/conformance is not on this machine")
+def test_every_event_is_valid_against_the_openlineage_json_schema(hand_events):
+    assert_valid(hand_events)
 
 
 def test_since_until_choose_events_by_time(tmp_path):
@@ -361,6 +390,26 @@ def test_hand_made_round_trip_keeps_table_and_column_feeds(tmp_path, hand_events
     assert _feeds(again, columns=True) == _feeds(tmp_path / "wh", columns=True)
 
 
+@pytest.mark.skipif(not (PUBLIC.is_file() and SPEC.is_dir()), reason="../shared/conformance is not on this machine")
+def test_public_events_round_trip_keeps_every_table_feeds(tmp_path, spark):
+    """The 80 published events, built, exported and ingested again: every table FEEDS comes back
+    (a JobEvent's declared lineage too, exported as a JobEvent), and every exported event is valid."""
+    first, again = tmp_path / "wh", tmp_path / "again"
+    _ingest_and_build(PUBLIC, first, spark)
+    out = tmp_path / "out" / "ol.jsonl"
+    code, summary, output = export(["--warehouse", str(first), "--out", str(out)])
+    assert code == 0, output
+    events = read_events(out)
+    assert_valid(events)
+    declared = [e for e in events if "run" not in e]
+    assert [(e["job"]["namespace"], e["job"]["name"]) for e in declared] == [("openlineage", "name")]
+    assert summary["events"] == len(events) and summary["runs"] == len({e["run"]["runId"] for e in events if "run" in e})
+    _ingest_and_build(out.parent, again, spark)
+    assert set(_feeds(again)) == set(_feeds(first))
+    assert ("table:openlineage:dataset_a", "table:openlineage:dataset_b", "") in _feeds(again)
+    assert set(_feeds(again, columns=True)) == set(_feeds(first, columns=True))
+
+
 @pytest.fixture(scope="module")
 def generated_export(generated, tmp_path_factory):
     out = tmp_path_factory.mktemp("ol-export") / "events" / "openlineage.jsonl"
@@ -380,9 +429,10 @@ def test_generated_platform_round_trip_gives_the_same_table_feeds(generated, gen
     # with no run of it while both its READS and WRITES held, have no run to export.
     _, edges = load_rows(generated.warehouse)
     for pair in original - back:
-        via = next(json.loads(e["properties"]["via"]) for e in edges
-                   if (e["src"], e["dst"], e["qualifier"], e["relationship"]) == (*pair, "FEEDS"))
-        assert all(v.startswith("node:") for v in via), (pair, via)
+        props = next(e["properties"] for e in edges
+                     if (e["src"], e["dst"], e["qualifier"], e["relationship"]) == (*pair, "FEEDS"))
+        via = json.loads(props["via"])
+        assert all(v.startswith("node:") for v in via) and props["run_count"] == "0", (pair, props)
     assert _feeds(again, columns=True) == _feeds(generated.warehouse, columns=True)
 
 

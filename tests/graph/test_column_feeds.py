@@ -20,11 +20,13 @@ pytestmark = pytest.mark.spark
 
 
 def _per_pair(row: dict) -> list[Fact]:
-    """One pairs fact as the asserts it stands for, written here from the format, not the fold."""
+    """One pairs fact as the asserts it stands for, written here from the format, not the fold: ``via``
+    names the run's definition (the node that submitted the job) if it has one, else the job."""
     pairs = json.loads(row["properties"]["pairs"])
+    via = row["properties"].get("definition") or row["src_id"]
     return [Fact(**{**row, "seq": row["seq"] * 1000 + i, "op": "assert", "src_id": p["src"], "src_label": "Column",
                     "relationship": "FEEDS", "dst_id": p["dst"], "dst_label": "Column", "qualifier": p["qualifier"],
-                    "properties": {"via": json.dumps([row["src_id"]]), "transformations": json.dumps(p["transformations"])}})
+                    "properties": {"via": json.dumps([via]), "transformations": json.dumps(p["transformations"])}})
             for i, p in enumerate(pairs)]
 
 
@@ -56,12 +58,13 @@ def test_pairs_fold_as_one_assert_per_pair(spark, generated):
                  dst_id=pair["dst"], dst_label="Column", qualifier=pair["qualifier"],
                  properties={"via": json.dumps(["job:openlineage:ns.other"]), "transformations": json.dumps(["AGGREGATION"])},
                  valid_until=None, failed=False)
-    # a script that a job ran, then another job, after every other run, more times than a FEEDS lists
-    # jobs: both jobs are listed
+    # a script that a job ran, then another job no node submitted, after every other run, more times
+    # than a FEEDS lists definitions: both are listed (the first by its node if it has one)
     first = next(r for r in runs if not r["failed"])
     last = max(r["event_time"] for r in runs)
+    own = {k: v for k, v in first["properties"].items() if k != "definition"}
     again = [Fact(**{**first, "event_id": f"again-{i}", "event_time": last + timedelta(hours=i),
-                     "src_id": first["src_id"] + "_again"}) for i in range(1, VIA_LIMIT + 2)]
+                     "src_id": first["src_id"] + "_again", "properties": own}) for i in range(1, VIA_LIMIT + 2)]
     runs += [f._asdict() for f in again]
     added = [other, *again]
     as_asserts = [f for f in facts if f.op != PAIRS] + [f for r in runs for f in _per_pair(r)] + [other]
@@ -77,4 +80,5 @@ def test_pairs_fold_as_one_assert_per_pair(spark, generated):
     first_pair = json.loads(first["properties"]["pairs"])[0]
     [rerun] = [e for e in got_e if (e["src"], e["dst"], e["qualifier"], e["relationship"])
                == (first_pair["src"], first_pair["dst"], first_pair["qualifier"], "FEEDS")]
-    assert {first["src_id"], first["src_id"] + "_again"} <= set(json.loads(rerun["properties"]["via"]))
+    named = first["properties"].get("definition") or first["src_id"]
+    assert {named, first["src_id"] + "_again"} <= set(json.loads(rerun["properties"]["via"]))

@@ -8,10 +8,14 @@ becomes a START event and, once finished, a COMPLETE, FAIL or ABORT event carryi
 - inputs/outputs: the run's READS/WRITES (a DataWorks instance: its node's READS/WRITES valid
   while it ran, as DataWorks instances report none of their own), named so that our own ingest
   (``ids.openlineage_dataset``) maps them back to the same Table or Location;
-- ``columnLineage`` on an output from the column FEEDS whose ``via`` names the run (or its node);
+- ``columnLineage`` on an output from the column FEEDS whose ``via`` names the run or its
+  definition (its node, its OpenLineage job: ``via`` names definitions, DESIGN.md);
 - the job's ``sql``, ``ownership`` (OWNS edges) and ``jobType``; the run's ``processing_engine``
   (this project), ``errorMessage`` when it failed, ``parent`` (a MaxCompute job inside its
   DataWorks instance).
+
+An OpenLineage job's own READS/WRITES (the inputs and outputs a JobEvent declared, with no run)
+become one JobEvent, so what we ingested as declared lineage is declared again.
 
 Events are built with openlineage-python's own classes and serialized with its ``Serde``. Run
 ids are UUIDs derived from the vertex id, so every export of one graph says the same thing.
@@ -140,6 +144,7 @@ class RunInfo:
     error: str | None = None
     parent: tuple[str, str, str] | None = None  # (run id, job namespace, job name)
     columns: list[dict[str, Any]] = field(default_factory=list)  # column FEEDS through the run
+    declared: bool = False  # not a run: an OpenLineage job's declared inputs and outputs (one JobEvent)
 
 
 def _state(status: Any) -> str | None:
@@ -215,6 +220,7 @@ def runs(warehouse: str | Path) -> list[RunInfo]:
                 f"{props.get('status')}" + (f" (status code {code})" if code else ""))
         sources = [vid] + ([parent_of[vid]] if vid in parent_of and not vid.startswith("instance:openlineage:") else [])
         node = "node:dataworks:" + props["skynet_id"] if props.get("skynet_id") else None
+        job = parent_of.get(vid) if vid.startswith("instance:openlineage:") else None  # its column FEEDS' via
         for source in sources:
             for e in out_edges.get(source, ()):
                 if source != vid and not _overlaps(e, run.started, run.ended):
@@ -225,13 +231,40 @@ def runs(warehouse: str | Path) -> list[RunInfo]:
         if run.state in ("FAIL", "ABORT"):
             run.inputs, run.outputs = [], []  # a failed run asserts no lineage (as our ingest reads it)
         seen: set[tuple[str, str, str]] = set()
-        for via in [vid, *(sources[1:]), *([node] if node else [])]:
+        for via in [vid, *(sources[1:]), *([node] if node else []), *([job] if job else [])]:
             for e in column_feeds.get(via, ()):
                 if (e["src"], e["dst"], e["qualifier"]) not in seen:
                     seen.add((e["src"], e["dst"], e["qualifier"]))
                     run.columns.append(e)
         found.append(run)
+    found += _declared(vertices, out_edges, owners, column_feeds)
     return sorted(found, key=lambda r: (r.started or datetime.min.replace(tzinfo=timezone.utc), r.id))
+
+
+def _declared(vertices: list[dict[str, Any]], out_edges: dict[str, list[dict[str, Any]]],
+              owners: dict[str, list[str]], column_feeds: dict[str, list[dict[str, Any]]]) -> list[RunInfo]:
+    """Every OpenLineage job with READS/WRITES of its own (a JobEvent's declared inputs and outputs):
+    one declared "run" each, at the earliest of those edges, that becomes a JobEvent."""
+    found = []
+    for v in vertices:
+        vid, edges = v["id"], out_edges.get(v["id"], ())
+        if not vid.startswith("job:openlineage:") or not edges:
+            continue
+        props = v["properties"] or {}
+        starts = [t for t in (_time(e.get("valid_from")) for e in edges) if t is not None]
+        run = RunInfo(vid, props.get("namespace") or "openlineage", str(props.get("name") or ids.key_of(vid)),
+                      "OPENLINEAGE", min(starts) if starts else _time(v.get("first_seen")), None, None,
+                      sql=props.get("sql"), declared=True)
+        run.inputs = sorted({e["dst"] for e in edges if e["relationship"] == "READS"})
+        run.outputs = sorted({e["dst"] for e in edges if e["relationship"] == "WRITES"})
+        run.owners = sorted(set(owners.get(vid, ())))
+        seen: set[tuple[str, str, str]] = set()
+        for e in column_feeds.get(vid, ()):
+            if (e["src"], e["dst"], e["qualifier"]) not in seen:
+                seen.add((e["src"], e["dst"], e["qualifier"]))
+                run.columns.append(e)
+        found.append(run)
+    return found
 
 
 def _maxcompute_run(v: dict[str, Any], by_id: dict[str, dict[str, Any]]) -> RunInfo:
@@ -305,8 +338,9 @@ def _column_facet(output: str, feeds: list[dict[str, Any]], datasets: list[str])
 
 
 def events(run: RunInfo) -> list[Any]:
-    """START and, for a finished run, its COMPLETE/FAIL/ABORT (openlineage-python RunEvents)."""
-    from openlineage.client.event_v2 import InputDataset, Job, OutputDataset, Run, RunEvent, RunState
+    """START and, for a finished run, its COMPLETE/FAIL/ABORT (openlineage-python RunEvents); a
+    declared job's one JobEvent."""
+    from openlineage.client.event_v2 import InputDataset, Job, JobEvent, OutputDataset, Run, RunEvent, RunState
     from openlineage.client.facet_v2 import (error_message_run, job_type_job, ownership_job, parent_run,
                                              processing_engine_run, sql_job)
 
@@ -331,6 +365,8 @@ def events(run: RunInfo) -> list[Any]:
         facet = _column_facet(output, run.columns, datasets)
         outputs.append(OutputDataset(namespace=namespace, name=name, facets={"columnLineage": facet} if facet else {}))
     job = Job(namespace=run.job_namespace, name=run.job_name, facets=job_facets)
+    if run.declared:
+        return [JobEvent(eventTime=_iso(run.started), producer=PRODUCER, job=job, inputs=inputs, outputs=outputs)]
 
     def event(state: str, moment: datetime | None, extra: dict[str, Any] | None = None) -> Any:
         return RunEvent(eventType=RunState(state), eventTime=_iso(moment), producer=PRODUCER,
@@ -365,7 +401,8 @@ def serialized(warehouse: str | Path, since: Any = None, until: Any = None) -> I
             if (start is None or moment >= start) and (end is None or moment < end):
                 chosen.append((moment, order, run.id, run, event))
     for _, _, _, run, event in sorted(chosen, key=lambda c: c[:3]):
-        yield run, f"{event.run.runId}/{event.eventType.value}", to_json(event)
+        key = f"job/{run.job_namespace}/{run.job_name}" if run.declared else f"{event.run.runId}/{event.eventType.value}"
+        yield run, key, to_json(event)
 
 
 # --------------------------------------------------------------------------------------------
@@ -397,7 +434,8 @@ def export_file(warehouse: str | Path, out: str | Path, since: Any = None, until
     seen: set[str] = set()
     with partial.open("w", encoding="utf-8") as handle:
         for run, _, text in serialized(warehouse, since, until):
-            seen.add(run.id)
+            if not run.declared:
+                seen.add(run.id)
             handle.write(text + "\n")
             result.events += 1
     os.replace(partial, out)
@@ -452,7 +490,7 @@ def export_http(warehouse: str | Path, url: str, since: Any = None, until: Any =
     state = ExportState.load(target_dir(warehouse, url))
     result = Result(url)
     todo = list(serialized(warehouse, since, until))
-    result.runs, result.events = len({r.id for r, _, _ in todo}), len(todo)
+    result.runs, result.events = len({r.id for r, _, _ in todo if not r.declared}), len(todo)
     run_id = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     try:
         for index, (run, key, text) in enumerate(todo):
@@ -467,7 +505,8 @@ def export_http(warehouse: str | Path, url: str, since: Any = None, until: Any =
                 result.failed += 1
                 result.failures.append({"run": run.id, "event": key, "reason": str(exc)})
                 continue
-            state.record([{"kind": EVENT, "key": key, "label": key.rsplit("/", 1)[1], "src": run.id, "digest": sign}])
+            label = "JobEvent" if run.declared else key.rsplit("/", 1)[1]
+            state.record([{"kind": EVENT, "key": key, "label": label, "src": run.id, "digest": sign}])
             result.sent += 1
             if progress:
                 progress("sending events", index + 1, len(todo))

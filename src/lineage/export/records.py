@@ -105,7 +105,7 @@ def _integer(value: str) -> Any:
 
 PROPERTY_TYPES: dict[str, Callable[[str], Any]] = {
     "via": _string_list, "privileges": _string_list, "grantees": _string_list, "resources": _string_list,
-    "allow_actions": _string_list, "via_count": _integer, "status_code": _integer,
+    "allow_actions": _string_list, "via_count": _integer, "run_count": _integer, "status_code": _integer,
     "aliases": _string_list, "status_changes": _integer, "names": _string_list, "transformations": _string_list,
 }
 """Mapping properties (strings in the graph) that Neo4j users want typed, so that

@@ -8,7 +8,8 @@ sources name). The spec lets a run name its datasets on any of its events (Marqu
 them on START only), so every event of a run asserts what it names, marked with the run
 (``properties.run``): the fold (``lineage.graph.fold.run_lineage``) holds those edges only once
 the run's last status is COMPLETE, from its completion on; FEEDS then follow from the run's
-inputs to its outputs as for any job. FAIL and ABORT are failed operations: their facts change
+inputs to its outputs as for any job, naming the job (``properties.definition``), not the run, in
+``via``. FAIL and ABORT are failed operations: their facts change
 nothing but the run's status (``failed``, ``error_code`` FAIL/ABORT, ``error_message`` from the
 ``errorMessage`` facet). A JobEvent declares a job's inputs and outputs: ``(Job)-[:READS|WRITES]``.
 
@@ -36,6 +37,10 @@ SOURCE = "openlineage"
 RUN_KEY = "run"
 """The property that marks an edge as a run's report: it holds once that run completes
 (``lineage.graph.fold.RUN_KEY``, the same name)."""
+DEFINITION = "definition"
+"""A run's READS/WRITES property naming its job (``job:openlineage:<namespace>/<name>``): the
+definition a derived table FEEDS names in ``via`` instead of the run (``lineage.graph.fold.derive_feeds``,
+DESIGN.md "Definitions and runs"); a column FEEDS names the job in ``via`` itself."""
 FAILED_STATES = frozenset({"FAIL", "ABORT"})
 MAX_FACET_CHARS = 65_536
 """A kept facet longer than this (Spark's ``spark.logicalPlan``) is cut, and says so."""
@@ -194,12 +199,11 @@ def _run(event: ParsedEvent) -> str | None:
 
 
 def _lineage_owner(event: ParsedEvent) -> tuple[str, dict[str, Any]] | None:
-    """Who a lineage edge belongs to: the run (marked: it holds once the run completes) or, for a
-    JobEvent's declared datasets, the job."""
-    run = _run(event)
+    """Who a lineage edge belongs to: the run (marked: it holds once the run completes; and naming
+    its job, the definition) or, for a JobEvent's declared datasets, the job."""
+    run, job = _run(event), _job(event)
     if run:
-        return run, {RUN_KEY: run}
-    job = _job(event)
+        return run, {RUN_KEY: run, DEFINITION: job}
     return (job, {}) if job else None
 
 
@@ -321,11 +325,12 @@ def _mappings(items: Any, default: list[str] | None = None) -> Iterator[tuple[st
 def column_feeds(event: ParsedEvent) -> Iterator[Out]:
     """``columnLineage``: (input Column)-[:FEEDS {via, transformations}]->(output Column),
     qualifier ``direct``/``indirect`` from each transformation's type; the facet's dataset-wide
-    inputs (``dataset``) shape every output column the facet or the schema names."""
-    owner = _lineage_owner(event)
-    if owner is None:
+    inputs (``dataset``) shape every output column the facet or the schema names. ``via`` is the
+    job (a definition), never the run: a daily job's column FEEDS name it once."""
+    owner, via = _lineage_owner(event), _job(event)
+    if owner is None or via is None:
         return
-    via, marker = owner
+    marker = {k: v for k, v in owner[1].items() if k == RUN_KEY}
     known = _known_ids(event)
     pairs: dict[tuple[str, str, str], set[str]] = {}
     for dataset in _datasets(event):
@@ -418,7 +423,8 @@ _RUN_EXTRA = ("status", "error_code", "run_id", "job", "producer", "parent_run",
 _DATASET_EXTRA = ("namespace", "dataset", "name", "columns", "symlinks", "data_source", "data_source_uri",
                   "description", "owners", "lifecycle_state_change", "storage_layer", "file_format", "dataset_type",
                   "dataset_subtype", "facet.<name>")
-_IO_EXTRA = (RUN_KEY, "row_count", "bytes", "file_count", "facet.<name>")
+_IO_EXTRA = (RUN_KEY, DEFINITION, "row_count", "bytes", "file_count", "facet.<name>")
+_JOB_IO_EXTRA = ("row_count", "bytes", "file_count", "facet.<name>")
 
 
 def _per_label(**kwargs: Any) -> tuple[Emit, ...]:
@@ -458,13 +464,15 @@ RUN: tuple[Emit, ...] = (
          note="instance:openlineage:<run.runId>; status = eventType (FAIL/ABORT: failed, error_code)", extra=_RUN_EXTRA),
     Emit(op="assert", src="Job", rel="HAS_INSTANCE", dst="Instance", fn=job_run, note="job -> run"),
     *_per_label(op="assert", at="dst", src="Instance", rel="READS", fn=partial(lineage, which="inputs"),
-                note="inputs; properties.run = the run: holds once the run COMPLETEs (any event of the run may name them)",
+                note="inputs; properties.run = the run: holds once the run COMPLETEs (any event of the run may name them); "
+                     "definition = the job (FEEDS via)",
                 extra=_IO_EXTRA),
     *_per_label(op="assert", at="dst", src="Instance", rel="WRITES", fn=partial(lineage, which="outputs"),
                 note="outputs; held once the run COMPLETEs, as READS", extra=_IO_EXTRA),
     Emit(op="assert", src="Column", rel="FEEDS", dst="Column", fn=column_feeds,
          note="columnLineage facet of an output: inputFields -> the output field, qualifier direct/indirect "
-              "(transformation type; none: direct), dataset-wide inputs to every output field; held once the run COMPLETEs",
+              "(transformation type; none: direct), dataset-wide inputs to every output field; via = the job; "
+              "held once the run COMPLETEs",
          extra=(RUN_KEY, "via", "transformations")),
     Emit(op="assert", src="Instance", rel="CONTAINS", dst="Instance", fn=parent_run,
          note="parent run facet: parent run -> this run"),
@@ -486,9 +494,9 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
     "JobEvent": (
         *JOB,
         *_per_label(op="assert", at="dst", src="Job", rel="READS", fn=partial(lineage, which="inputs"),
-                    note="the job's declared inputs", extra=_IO_EXTRA),
+                    note="the job's declared inputs", extra=_JOB_IO_EXTRA),
         *_per_label(op="assert", at="dst", src="Job", rel="WRITES", fn=partial(lineage, which="outputs"),
-                    note="the job's declared outputs", extra=_IO_EXTRA),
+                    note="the job's declared outputs", extra=_JOB_IO_EXTRA),
         Emit(op="assert", src="Column", rel="FEEDS", dst="Column", fn=column_feeds,
              note="columnLineage facet of a declared output (via the job)", extra=("via", "transformations")),
         *DATASETS,

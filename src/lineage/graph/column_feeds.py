@@ -13,8 +13,8 @@ every function here that needs the pairs takes those ``texts``.
 The result is the fold of one assert per pair (tested against it: ``tests/graph/test_column_feeds.py``):
 column FEEDS are never retracted and never expire (no mapping does either), so a key's one interval
 opens at its first run and stays open; ``last_seen`` is its last run, ``event_count`` its runs,
-``via`` the :data:`VIA_LIMIT` most recent jobs and ``transformations`` the union. That holds
-because each event has at most one current ``pairs`` fact (extraction gives none for a job the
+``via`` the :data:`VIA_LIMIT` most recent definitions (a job's node, else the job) and
+``transformations`` the union. That holds because each event has at most one current ``pairs`` fact (extraction gives none for a job the
 build resolves, ``lineage.graph.resolve``, and a later resolution supersedes an earlier one), so
 runs never count twice. Column FEEDS asserted one per pair (OpenLineage's) keep the edge fold; where
 one of their keys is also in a ``pairs`` fact, the runs naming it are turned into one assert per
@@ -41,6 +41,7 @@ KEY = "pairs"
 pairs (:data:`PAIR_TYPE`)."""
 PAIR_TYPE = "array<struct<src:string,dst:string,qualifier:string,transformations:array<string>>>"
 VIA_LIMIT = 20  # a FEEDS keeps the most recent jobs/nodes it came through (``fold`` imports it)
+DEFINITION = "definition"  # a ``pairs`` fact's node, named in ``via`` instead of the job run (``fold.DEFINITION``)
 _PAIR_KEY = ["src_id", "dst_id", "qualifier"]
 
 
@@ -53,9 +54,11 @@ def apart(frame: DataFrame) -> tuple[DataFrame, DataFrame]:
 
 def runs(facts: DataFrame) -> DataFrame:
     """(event_id, ..., seq, via, text: the key of its pairs) of every ``pairs`` fact that holds (not
-    failed), once."""
+    failed), once; ``via`` is the definition the run is of (``properties.definition``: the DataWorks
+    node that submitted the job, DESIGN.md "Definitions and runs"), else the job run itself."""
     return (facts.where((F.col("op") == PAIRS) & ~F.col("failed"))
-            .select("event_id", "source", "kind", "event_time", "actor", "seq", F.col("src_id").alias("via"),
+            .select("event_id", "source", "kind", "event_time", "actor", "seq",
+                    F.coalesce(F.col("properties")[DEFINITION], F.col("src_id")).alias("via"),
                     _text_key().alias("text")).dropDuplicates(["event_id", "seq"]))
 
 

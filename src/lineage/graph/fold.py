@@ -31,6 +31,8 @@
   distinct pairs text, then per pair, to the rows one assert per pair would give (they never close).
 * **FEEDS** is derived: a Job, Node or (completed) Instance that READS ``a`` and WRITES ``b`` while
   both edges are valid makes ``(a)-[:FEEDS]->(b)``; overlapping intervals of one table pair merge into one.
+  Its ``via`` names definitions (a run's ``definition``: its OpenLineage job or DataWorks node); its
+  runs are counted (``run_count``, ``first_run``, ``last_run``), not listed.
 * **Changes** are the ``change`` facts, one record each.
 
 Failed operations and mapping errors are skipped here (they stay in the facts dataset), except
@@ -73,6 +75,12 @@ UNKNOWN_RANK = 2  # a status word not in STATUS_RANK ranks with running
 RUN_KEY = "run"  # an edge fact's property naming the run it is a report of (lineage.facts.openlineage)
 RUN_DONE = ("complete",)  # a run whose last status is one of these (lower-case) holds its reported edges
 FEEDS_VIA = ("Job", "Node", "Instance")  # what READS a and WRITES b makes (a)-[:FEEDS]->(b)
+DEFINITION = "definition"
+"""A run's READS/WRITES property naming the definition it is a run of (``lineage.facts.openlineage``:
+the job; ``lineage.facts.maxcompute``: the DataWorks node that submitted the job): what a derived
+FEEDS names in ``via``, and a ``pairs`` fact's column FEEDS (``column_feeds.runs``)."""
+DEFINITION_JOBS = ("job:openlineage:",)
+"""Job ids that name a definition (an OpenLineage job runs again), not a run (a MaxCompute job run)."""
 
 # (relationship, src label, dst label) -> the side that has one far end at a time: asserting a new
 # one closes the previous (a DataWorks node has one ownerId and one baselineId; DataHub owners
@@ -418,21 +426,39 @@ def merge_intervals(rows: DataFrame, key: list[str]) -> DataFrame:
     )
 
 
+def _is_run(src: Column, label: Column) -> Column:
+    """Whether a READS/WRITES ``src`` is a run (it happened once): an Instance, or a Job that is not a
+    definition (:data:`DEFINITION_JOBS`): a MaxCompute job run is one, an OpenLineage job is not."""
+    definition = F.lit(False)
+    for prefix in DEFINITION_JOBS:
+        definition = definition | src.startswith(prefix)
+    return (label == "Instance") | ((label == "Job") & ~definition)
+
+
 def derive_feeds(edges: DataFrame) -> DataFrame:
-    """(a)-[:FEEDS {via}]->(b) for every Job/Node/Instance reading a and writing b while both are valid
-    (an Instance's READS/WRITES are a completed run's: :func:`run_lineage`)."""
-    reads = edges.where((F.col("relationship") == "READS") & F.col("src_label").isin(*FEEDS_VIA)).select(
-        F.col("src").alias("via"), F.col("dst").alias("a"), F.col("dst_label").alias("a_label"),
-        F.col("valid_from").alias("r_from"), F.col("valid_to").alias("r_to"), F.col("last_seen").alias("r_seen"),
-    )
-    writes = edges.where((F.col("relationship") == "WRITES") & F.col("src_label").isin(*FEEDS_VIA)).select(
-        F.col("src").alias("via"), F.col("dst").alias("b"), F.col("dst_label").alias("b_label"),
-        F.col("valid_from").alias("w_from"), F.col("valid_to").alias("w_to"), F.col("last_seen").alias("w_seen"),
-    )
+    """(a)-[:FEEDS {via, via_count, run_count, first_run, last_run}]->(b) for every Job/Node/Instance
+    reading a and writing b while both are valid (an Instance's READS/WRITES are a completed run's:
+    :func:`run_lineage`). ``via`` names definitions, not runs (DESIGN.md "Definitions and runs"):
+    a src's READS/WRITES ``definition`` property (an OpenLineage run's job, a MaxCompute job's
+    DataWorks node), else the src itself (a node, a declared job, a job no node submitted), the
+    :data:`VIA_LIMIT` most recently seen, each once; ``via_count`` how many. The runs among the
+    srcs (:func:`_is_run`) are counted, not listed: ``run_count``, and ``first_run``/``last_run``
+    (the run that made the edge first, by its start, and last, by its last sight), so a daily job
+    adds nothing to the edge but its count. ``event_count`` is the distinct srcs (runs and definitions)."""
+    def side(rel: str, end: str, prefix: str) -> DataFrame:
+        return edges.where((F.col("relationship") == rel) & F.col("src_label").isin(*FEEDS_VIA)).select(
+            "src", F.col("src_label").alias(f"{prefix}_label"), F.col("properties")[DEFINITION].alias(f"{prefix}_def"),
+            F.col("dst").alias(end), F.col("dst_label").alias(f"{end}_label"),
+            F.col("valid_from").alias(f"{prefix}_from"), F.col("valid_to").alias(f"{prefix}_to"),
+            F.col("last_seen").alias(f"{prefix}_seen"),
+        )
+
     pairs = (
-        reads.join(writes, "via")  # a == b kept: reading and writing one table is the self-loop t->t (DESIGN.md)
+        side("READS", "a", "r").join(side("WRITES", "b", "w"), "src")  # a == b kept: the self-loop t->t (DESIGN.md)
         .select(
-            "via", "a", "b", "a_label", "b_label",
+            "src", "a", "b", "a_label", "b_label",
+            F.coalesce("r_def", "w_def", "src").alias("via"),
+            _is_run(F.col("src"), F.least("r_label", "w_label")).alias("_run"),
             F.greatest("r_from", "w_from").alias("valid_from"),
             F.least("r_to", "w_to").alias("valid_to"),
             F.greatest("r_seen", "w_seen").alias("last_seen"),
@@ -440,15 +466,17 @@ def derive_feeds(edges: DataFrame) -> DataFrame:
         .where(F.col("valid_to").isNull() | F.col("valid_from").isNull() | (F.col("valid_to") > F.col("valid_from")))
     )
     sessions = merge_intervals(pairs, ["a", "b"])
-    recent = F.slice(
-        F.transform(
-            F.array_sort(F.collect_set(F.struct(F.col("last_seen"), F.col("via"))), lambda x, y: _desc(x, y)),
-            lambda s: s["via"],
-        ),
-        1,
-        VIA_LIMIT,
-    )
+    ordered = F.array_sort(F.collect_list(F.struct(F.col("last_seen"), F.col("via"))), lambda x, y: _desc(x, y))
+    recent = F.slice(F.array_distinct(F.transform(ordered, lambda s: s["via"])), 1, VIA_LIMIT)  # each at its latest
     open_ended = F.max(F.col("valid_to").isNull().cast("int")) == 1
+    run = F.col("_run")
+    first = F.min(F.when(run, F.struct(F.col("valid_from").alias("t"), F.col("src").alias("id"))))
+    last = F.max(F.when(run, F.struct(F.col("last_seen").alias("t"), F.col("src").alias("id"))))
+    props = F.create_map(
+        F.lit("via"), F.to_json("_via"), F.lit("via_count"), F.col("_via_count").cast("string"),
+        F.lit("run_count"), F.col("_runs").cast("string"), F.lit("first_run"), F.col("_first"),
+        F.lit("last_run"), F.col("_last"),
+    )
     return (
         sessions.groupBy("a", "b", "_session")
         .agg(
@@ -457,16 +485,18 @@ def derive_feeds(edges: DataFrame) -> DataFrame:
             F.min("valid_from").alias("valid_from"),
             F.when(open_ended, F.lit(None).cast("timestamp")).otherwise(F.max("valid_to")).alias("valid_to"),
             F.max("last_seen").alias("last_seen"),
-            F.countDistinct("via").alias("event_count"),
+            F.countDistinct("src").alias("event_count"),
             recent.alias("_via"),
+            F.countDistinct("via").alias("_via_count"),
+            F.countDistinct(F.when(run, F.col("src"))).alias("_runs"),
+            first["id"].alias("_first"),
+            last["id"].alias("_last"),
         )
         .select(
             F.col("a").alias("src"), F.col("b").alias("dst"), F.lit("FEEDS").alias("relationship"),
             F.lit("").alias("qualifier"), "src_label", "dst_label", "valid_from", "valid_to", "last_seen",
             "event_count", F.lit(None).cast("string").alias("closed_by"),
-            F.create_map(
-                F.lit("via"), F.to_json("_via"), F.lit("via_count"), F.col("event_count").cast("string")
-            ).alias("properties"),
+            F.map_filter(props, lambda _k, v: v.isNotNull()).alias("properties"),
         )
     )
 

@@ -122,10 +122,11 @@ _COLUMN_ROWS = (  # a finished SQL job's columns (lineage.facts.maxcompute.colum
     Emit(op="change", src="Column", rel="column_type_change", fn=columns.type_changed,
          note="ALTER TABLE CHANGE [COLUMN] c c <type>", extra=("type", "table")),
     Emit(op="pairs", src="Job", fn=columns.column_pairs,
-         note="the run's column lineage (lineage.sql.columns), folded as (Column)-[:FEEDS {via: the job, transformations}]->"
+         note="the run's column lineage (lineage.sql.columns), folded as (Column)-[:FEEDS {via: the job's node "
+              "(definition, SKYNET_ID) or else the job, transformations}]->"
               "(Column) per pair, qualifier direct/indirect, with the script's own DDL; a job needing another table's "
               "columns has none here: the build resolves it with the graph's (lineage.graph.resolve)",
-         extra=("pairs",)),
+         extra=("pairs", "definition")),
 )
 
 MAPPING: dict[str, tuple[Emit, ...]] = {
@@ -143,9 +144,10 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
              extra=(*_JOB_PROPS, "sql_error", "column_lineage", "column_lineage_reason", columns.UNKNOWN_TABLES)),
         Emit(op="assert", src="Job", rel="READS", dst="Table", fn=partial(job_tables, which="reads"),
              note="only a finished job (Status Terminated/Success): tables read by OperationText (lineage.sql, "
-                  "default ProjectName)", extra=("instance_id",)),
+                  "default ProjectName); definition = node:dataworks:<SKYNET_ID> when a node submitted it (FEEDS via)",
+             extra=("instance_id", "definition")),
         Emit(op="assert", src="Job", rel="WRITES", dst="Table", fn=partial(job_tables, which="writes"),
-             note="only a finished job: tables written by OperationText", extra=("instance_id",)),
+             note="only a finished job: tables written by OperationText; definition as READS", extra=("instance_id", "definition")),
         Emit(op="assert", src="Node", rel="READS", dst="Table", fn=partial(node_tables, which="reads"),
              note="DataWorks node SKYNET_ID (optional extra key) of a finished job: the job's read tables",
              extra=("instance_id", "skynet_taskid")),
@@ -154,10 +156,12 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
              extra=("instance_id", "skynet_taskid")),
         Emit(op="assert", src="Job", rel="READS", dst="Location", fn=partial(job_locations, which="reads"),
              note="only a finished job: storage paths read (Spark format.path reads such as parquet.oss-path, LOCATION of an external "
-                  "table, LOAD ... FROM LOCATION), location:<scheme>://<bucket>/<path>", extra=("instance_id",)),
+                  "table, LOAD ... FROM LOCATION), location:<scheme>://<bucket>/<path>; definition as READS",
+             extra=("instance_id", "definition")),
         Emit(op="assert", src="Job", rel="WRITES", dst="Location", fn=partial(job_locations, which="writes"),
-             note="only a finished job: storage paths written (UNLOAD ... INTO LOCATION, INSERT OVERWRITE DIRECTORY)",
-             extra=("instance_id",)),
+             note="only a finished job: storage paths written (UNLOAD ... INTO LOCATION, INSERT OVERWRITE DIRECTORY); "
+                  "definition as READS",
+             extra=("instance_id", "definition")),
         Emit(op="assert", src="Node", rel="READS", dst="Location", fn=partial(node_locations, which="reads"),
              note="DataWorks node SKYNET_ID of a finished job: the job's read paths",
              extra=("instance_id", "skynet_taskid")),

@@ -255,7 +255,7 @@ def column_pairs(event: ParsedEvent) -> Iterator[Out]:
     none for a job whose lineage needs another table's columns: the build resolves it (:func:`resolved`)."""
     script, job = _of(event), _job_id(_data(event).instance_id)
     if script is not None and script.pairs and job:
-        yield Out(job, props={"pairs": script.pairs})
+        yield Out(job, props={"pairs": script.pairs, **helpers.definition(event)})
 
 
 def _pair_list(lineage: ColumnLineage) -> list[dict]:
@@ -371,7 +371,7 @@ def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]],
         schema.update({t: tuple(cols) for t in wanted if (cols := lookup(t))})
     job, (pairs, reasons) = _job_id(data.instance_id), _outcome(sql, project, key)
     still = sorted(t for t in asked if t not in schema)
-    return ([Out(job, props={"pairs": pairs})] if job and pairs else []), \
+    return ([Out(job, props={"pairs": pairs, **helpers.definition(event)})] if job and pairs else []), \
         Out(job, props={**_status(reasons), UNKNOWN_TABLES: still})
 
 

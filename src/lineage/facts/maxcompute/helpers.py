@@ -245,11 +245,24 @@ def _locations(event: ParsedEvent, which: str) -> list[str]:
     return sorted({loc for uri in getattr(lineage, LOCATIONS_OF[which]) if (loc := ids.location(uri))})
 
 
+DEFINITION = "definition"
+"""A run's READS/WRITES (and ``pairs``) property naming the definition the run is of, when it is not
+the run itself: the DataWorks node that submitted a job (SKYNET_ID). A derived FEEDS names it in
+``via`` instead of the run (``lineage.graph.fold.derive_feeds``, DESIGN.md "Definitions and runs");
+a job no node submitted has none and is named by its own id."""
+
+
+def definition(event: ParsedEvent) -> dict[str, str]:
+    """``{definition: node:dataworks:<SKYNET_ID>}`` of a job a DataWorks node submitted, else empty."""
+    node = _skynet(event, "SKYNET_ID")
+    return {DEFINITION: ids.dataworks("Node", node)} if node else {}
+
+
 def job_tables(event: ParsedEvent, which: str) -> Iterator[Out]:
     """Tables the finished job's SQL ``which`` ("reads"/"writes"); unparsed statements give none."""
     job = _job_id(_data(event).instance_id)
     for table in _tables(event, which):
-        yield Out(job, table, props={"instance_id": _data(event).instance_id})
+        yield Out(job, table, props={"instance_id": _data(event).instance_id, **definition(event)})
 
 
 def node_tables(event: ParsedEvent, which: str) -> Iterator[Out]:
@@ -266,7 +279,7 @@ def job_locations(event: ParsedEvent, which: str) -> Iterator[Out]:
     """Storage paths the finished job's SQL ``which`` ("reads"/"writes"): Location vertices."""
     job = _job_id(_data(event).instance_id)
     for location in _locations(event, which):
-        yield Out(job, location, props={"instance_id": _data(event).instance_id})
+        yield Out(job, location, props={"instance_id": _data(event).instance_id, **definition(event)})
 
 
 def node_locations(event: ParsedEvent, which: str) -> Iterator[Out]:
