@@ -78,20 +78,27 @@ def answer(sources, rules):
     from lineage.analysis.local import LocalEngine
 
     engine = LocalEngine(VERTICES, EDGES, moment=day(2))
-    return engine.reach(sources, rules=rules), snapshot(VERTICES, EDGES, day(2))
+    # as lineage impact and upstream ask: upstream lists the runs that wrote the data, impact no run
+    return engine.reach(sources, rules=rules, runs=rules is UPSTREAM_RULES), snapshot(VERTICES, EDGES, day(2))
 
 
-def test_instances_dags_and_jobs_collapse():
+def test_impact_draws_no_past_run():
     affected, snap = answer([A], IMPACT_RULES)
     p = picture(snap, [A], affected, IMPACT_RULES)
     items = {i.id: i for i in p.items}
-    assert set(items) == {B, C, NODE, f"jobs:writing:{C}"}
-    assert items[NODE].members == (DAG, I1, I2, J1) and items[NODE].note == "1 job, 2 instances, 1 dag, 1 failed"
-    group = items[f"jobs:writing:{C}"]
-    assert group.members == (J2, J3) and group.name == "jobs writing p.c" and group.label == "Job"
-    assert set(p.edges) == {(A, NODE), (A, B), (NODE, B), (B, C), (B, f"jobs:writing:{C}"), (f"jobs:writing:{C}", C)}
+    assert set(items) == {B, C, NODE}  # the node's instances, DAG run and the job runs ran before: not affected
+    assert items[NODE].members == ()
+    assert set(p.edges) == {(A, NODE), (A, B), (NODE, B), (B, C)}
     every = picture(snap, [A], affected, IMPACT_RULES, collapse=False)
     assert {i.id for i in every.items} == {a.id for a in affected}
+
+
+def test_upstream_runs_collapse_into_their_node_and_writers():
+    affected, snap = answer([C], UPSTREAM_RULES)
+    p = picture(snap, [C], affected, UPSTREAM_RULES, downstream=False)
+    items = {i.id: i for i in p.items}
+    group = items[f"jobs:writing:{C}"]  # the job runs that wrote c (upstream lists them: provenance)
+    assert group.members == (J2, J3) and group.name == "jobs writing p.c" and group.label == "Job"
 
 
 def test_upstream_is_drawn_the_way_data_flows():

@@ -234,6 +234,9 @@ def blast(
     ``walker``: a traversal already loaded (:func:`traversal`), for a caller that asks it more."""
     changes = [c for c in change_rows(warehouse, since, until) if kinds is None or c["kind"] in kinds]
     walker = walker or traversal(warehouse, engine, spark, window_question(changes, affected))
+    if affected == 0 and keep is None:  # counts and scores only (the human table): no affected set, no evidence
+        return blast_radius(changes, walker, max_depth=max_depth, affected_limit=0,
+                            columns=partial(columns.for_changes, changes, warehouse), at=to_time(until))
     return blast_radius(changes, walker, max_depth=max_depth, affected_limit=None,
                         columns=partial(columns.for_changes, changes, warehouse), at=to_time(until),
                         keep=evidence(warehouse, affected, keep))

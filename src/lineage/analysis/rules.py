@@ -26,6 +26,7 @@ IMPACT_RULES: tuple[ImpactRule, ...] = (
     ImpactRule("READS", BACKWARD, "jobs and nodes (and charts) reading a changed table break or change"),
     ImpactRule("WRITES", FORWARD, "what an impacted job or node writes is impacted"),
     ImpactRule("HAS_INSTANCE", FORWARD, "an impacted node's instances run the changed logic"),
+    ImpactRule("HAS_INSTANCE", BACKWARD, "a run reading a changed table is its job's: the job runs again"),
     ImpactRule("IN_DAG", FORWARD, "an impacted instance puts its DAG run at risk"),
     ImpactRule("IN_FLOW", FORWARD, "an impacted DAG puts its workflow at risk"),
     ImpactRule("IN_BASELINE", FORWARD, "an impacted node puts its baseline (SLA) at risk"),
@@ -37,7 +38,8 @@ IMPACT_RULES: tuple[ImpactRule, ...] = (
     ImpactRule("CAN_ACCESS", BACKWARD, "principals who can read an impacted table notice"),
     ImpactRule("HAS_ROLE", BACKWARD, "members of a role with access to an impacted table notice"),
 )
-RULES_BY_RELATIONSHIP: dict[str, ImpactRule] = {rule.relationship: rule for rule in IMPACT_RULES}
+RULES_BY_RELATIONSHIP: dict[str, ImpactRule] = {rule.relationship: rule for rule in reversed(IMPACT_RULES)}
+"""Each relationship's first rule (HAS_INSTANCE has two: a node's instances; a run's job)."""
 
 UPSTREAM_RULES: tuple[ImpactRule, ...] = (
     ImpactRule("FEEDS", BACKWARD, "the tables a table is derived from"),

@@ -37,7 +37,7 @@ SUCCEEDED = frozenset({"success", "succeeded", "successful", "terminated", "comp
 LOOKBACK = timedelta(days=7)
 """How far before its first failure ``why`` looks for changes when the definition never succeeded."""
 RUNNABLE = ("Node", "Job")
-CAUSE_ORDER: dict[str, int] = {
+CAUSE_ORDER: dict[str, int] = {  # the kinds that can make a reader fail: the others are never a cause
     "drop": 0, "field_removal": 0, "column_type_change": 0, "project_deletion": 0,
     "schema_change": 1, "node_update": 1, "node_deploy": 1, "node_delete": 1, "node_undeploy": 1, "node_freeze": 1,
     "permission_change": 2,
@@ -314,6 +314,8 @@ def why(history: History, target: str, changes: Sequence[Mapping[str, Any]], ups
         if moment is None or first.start is None or start is None:
             continue
         if not (_cmp(start) < _cmp(moment) <= _cmp(first.start)):
+            continue
+        if change["kind"] not in CAUSE_ORDER:  # a creation, an owner or a tag: nothing a reader fails on
             continue
         entity = change["entity_id"]
         reach = upstream.get(entity) or upstream.get(_table_of_column(entity) or "")

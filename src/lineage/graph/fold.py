@@ -46,6 +46,7 @@ from pathlib import Path
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
+from lineage import ids
 from lineage.facts.core import PAIRS
 from lineage.graph import column_feeds
 from lineage.graph.aliases import resolve_ids
@@ -79,8 +80,6 @@ DEFINITION = "definition"
 """A run's READS/WRITES property naming the definition it is a run of (``lineage.facts.openlineage``:
 the job; ``lineage.facts.maxcompute``: the DataWorks node that submitted the job): what a derived
 FEEDS names in ``via``, and a ``pairs`` fact's column FEEDS (``column_feeds.runs``)."""
-DEFINITION_JOBS = ("job:openlineage:",)
-"""Job ids that name a definition (an OpenLineage job runs again), not a run (a MaxCompute job run)."""
 
 # (relationship, src label, dst label) -> the side that has one far end at a time: asserting a new
 # one closes the previous (a DataWorks node has one ownerId and one baselineId; DataHub owners
@@ -426,13 +425,13 @@ def merge_intervals(rows: DataFrame, key: list[str]) -> DataFrame:
     )
 
 
-def _is_run(src: Column, label: Column) -> Column:
-    """Whether a READS/WRITES ``src`` is a run (it happened once): an Instance, or a Job that is not a
-    definition (:data:`DEFINITION_JOBS`): a MaxCompute job run is one, an OpenLineage job is not."""
-    definition = F.lit(False)
-    for prefix in DEFINITION_JOBS:
-        definition = definition | src.startswith(prefix)
-    return (label == "Instance") | ((label == "Job") & ~definition)
+def _is_run(src: Column) -> Column:
+    """Whether a READS/WRITES ``src`` is a run (it happened once: ``lineage.ids.RUN_PREFIXES``, an
+    instance or a MaxCompute job run), not a definition (a node, an OpenLineage job)."""
+    run = F.lit(False)
+    for prefix in ids.RUN_PREFIXES:
+        run = run | src.startswith(prefix)
+    return run
 
 
 def derive_feeds(edges: DataFrame) -> DataFrame:
@@ -458,7 +457,7 @@ def derive_feeds(edges: DataFrame) -> DataFrame:
         .select(
             "src", "a", "b", "a_label", "b_label",
             F.coalesce("r_def", "w_def", "src").alias("via"),
-            _is_run(F.col("src"), F.least("r_label", "w_label")).alias("_run"),
+            _is_run(F.col("src")).alias("_run"),
             F.greatest("r_from", "w_from").alias("valid_from"),
             F.least("r_to", "w_to").alias("valid_to"),
             F.greatest("r_seen", "w_seen").alias("last_seen"),
