@@ -164,3 +164,9 @@ def test_failure_streak_rules():
     assert [r.id for r in runs.failed_after(history, day(1, 12), ["n"])] == ["r2", "r4"]  # to the next success
     assert runs.failed_after(history, day(2, 12), ["n"]) == []  # its last run before had failed
     assert [r.id for r in runs.failed_after(history, day(5, 12), ["n"])] == ["r6"]
+
+
+def test_an_error_names_a_column_only_as_a_whole_word():
+    assert runs.names_column("Semantic analysis exception - column a cannot be resolved", ["a"])
+    assert not runs.names_column("Semantic analysis exception - column amount cannot be resolved", ["a"])
+    assert not runs.names_column(None, ["a"]) and not runs.names_column("column a", [])

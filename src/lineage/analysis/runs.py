@@ -263,7 +263,9 @@ def changed_columns(change: Mapping[str, Any]) -> list[str]:
     return sorted(set(names))
 
 
-def _names_column(error: str | None, columns: Sequence[str]) -> bool:
+def names_column(error: str | None, columns: Sequence[str]) -> bool:
+    """Whether an error text names one of ``columns`` (a whole word): the strongest sign a change
+    of those columns is the failure's cause."""
     if not error or not columns:
         return False
     text = error.lower()
@@ -327,7 +329,7 @@ def why(history: History, target: str, changes: Sequence[Mapping[str, Any]], ups
             down = (entity, *down)
         if down[-1] != definition:  # walked from one of its runs: the run is the definition's
             down = (*down, definition)
-        causes.append(Cause(change, down, distance, _names_column(errors, changed_columns(change))))
+        causes.append(Cause(change, down, distance, names_column(errors, changed_columns(change))))
     causes.sort(key=lambda c: (not c.named, c.distance, CAUSE_ORDER.get(c.change["kind"], OTHER_CAUSE),
                                -_cmp(c.change["time"]).timestamp(), c.change["change_id"]))
     return Why(target, definition, last_success, first, tuple(causes), len(streak), error)

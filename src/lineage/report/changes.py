@@ -17,6 +17,7 @@ from lineage.analysis.blast import ChangeImpact, weight
 from lineage.analysis.columns import COLUMN_KINDS, column_name, column_paths, known_columns
 from lineage.analysis.engine import BEFORE, Traversal, query_of
 from lineage.analysis.people import OWNS, owners_at, readers_at
+from lineage.analysis.runs import names_column
 from lineage.analysis.rules import BREAKS, NOTIFIES
 from lineage.report.context import Context, iso
 from lineage.report.model import Asset, Change, ColumnReach, FailedRun, GraphEdge, GraphNode, ImpactGraph, Person
@@ -118,6 +119,8 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, Co
                                     definition_name=ctx.name(r["definition"]), time=r["time"], error=r.get("error"))
                           for r in impact.failed_after],
             failing=sorted({ctx.name(r["definition"]) for r in impact.failed_after}),
+            explained=names_column(" ".join(r.get("error") or "" for r in impact.failed_after),
+                                   [c["column"] for c in impact.to_json_columns()]),
         ))
     return rows, read
 

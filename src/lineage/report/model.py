@@ -95,6 +95,7 @@ class Change(_Model):
     columns: list[str] = []  # the columns it touched, when the change names them
     failed_after: list[FailedRun] = []  # its evidence: runs that failed since (lineage.analysis.runs)
     failing: list[str] = []  # the names of the nodes and jobs those runs are of
+    explained: bool = False  # the error of a run failed since names a column the change touched
 
 
 class Figure(_Model):
