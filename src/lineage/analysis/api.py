@@ -274,20 +274,22 @@ def why(warehouse: str | Path, target: str, *, as_of: Any = None, engine: str = 
 
     history = runs.History.of(warehouse)
     moment = access_analysis.moment_of(as_of) if as_of is not None else None
-    definition, last, streak = runs.streak_of(history, target, moment)
+    found = definition, last, streak = runs.streak_of(history, target, moment)
     if not streak or streak[0].start is None:
-        return runs.why(history, target, [], {}, as_of=moment)
+        return runs.why(history, target, [], {}, as_of=moment, streak=found)
     first = streak[0].start
     runner = open_engine(warehouse, engine=engine, as_of=first - BEFORE, spark=spark)
     good = [r.id for r in history.before(definition, first) if r.succeeded][-5:]
-    sources = [s for s in dict.fromkeys([definition, *good]) if s in runner.labels([definition, *good])]
+    asked = list(dict.fromkeys([definition, *good]))
+    known = runner.labels(asked)
+    sources = [s for s in asked if s in known]
     reached = runner.reach(sources, rules=UPSTREAM_RULES, runs=True) if sources else []
     upstream = {s: (0, (s,)) for s in sources}
     for a in reached:
         upstream.setdefault(a.id, (a.distance, a.path))
     start = last.start if last and last.start else first - runs.LOOKBACK
     changes = change_rows(warehouse, start, first + BEFORE)
-    return runs.why(history, target, changes, upstream, as_of=moment)
+    return runs.why(history, target, changes, upstream, as_of=moment, streak=found)
 
 
 def blast_all(

@@ -177,8 +177,14 @@ class ChangeImpact:
     failed_after: tuple[Mapping[str, Any], ...] = ()  # runs that failed after it (lineage.analysis.runs)
     properties: Mapping[str, Any] = field(default_factory=dict)  # the change record's (its columns)
 
-    def to_json_columns(self) -> list[dict[str, str]]:
-        return _columns_of(self)
+    def columns(self) -> list[dict[str, str]]:
+        """``columns`` of ``blast-radius --json``: ``[{"column", "change"}]`` of a change that names
+        columns (a field removal: removed; a column's type change: type_changed), else empty."""
+        from lineage.analysis.runs import changed_columns
+
+        how = {"field_removal": "removed", "column_type_change": "type_changed"}.get(self.kind, self.kind)
+        return [{"column": name, "change": how}
+                for name in changed_columns({"entity_id": self.entity_id, "properties": self.properties})]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -187,20 +193,10 @@ class ChangeImpact:
             "actor": self.actor, "event_id": self.event_id, "score": self.score, "summary": self.summary,
             "affected_count": self.count, "gained": list(self.gained), "lost": list(self.lost),
             "may_fail": list(self.may_fail), "reported_by": [dict(r) for r in self.reported_by],
-            "columns": _columns_of(self), "failed_after": [dict(r) for r in self.failed_after],
+            "columns": self.columns(), "failed_after": [dict(r) for r in self.failed_after],
             "affected": [{"id": a.id, "label": a.label, "distance": a.distance, "path": list(a.path),
                           "may_fail": a.may_fail} for a in self.affected],
         }
-
-
-def _columns_of(impact: "ChangeImpact") -> list[dict[str, str]]:
-    """``columns`` of ``blast-radius --json``: ``[{"column", "change"}]`` of a change that names
-    columns (a field removal: removed; a column's type change: type_changed), else empty."""
-    from lineage.analysis.runs import changed_columns
-
-    how = {"field_removal": "removed", "column_type_change": "type_changed"}.get(impact.kind, impact.kind)
-    return [{"column": name, "change": how} for name in changed_columns(
-        {"entity_id": impact.entity_id, "properties": impact.properties})]
 
 
 def _of(change: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,10 +28,12 @@ from lineage import ids
 from lineage.events.times import parse_time
 
 RUN_LABELS = ("Instance", "Job")
-END_PROPERTIES = ("finished_at", "end_time", "modified_at")
-RUN_PROPERTIES = ("status", "skynet_id", "error_code", "error_message", *END_PROPERTIES)
-FAILED = frozenset({"failed", "failure", "error", "fail", "5", "abort", "aborted"})
-"""Statuses of a failed run (lower-cased; DataWorks code 5 is a failure, OpenLineage ABORT/FAIL)."""
+END_PROPERTIES = ("finished_at", "modified_at", "end_time")
+"""Where a run keeps when it ended, first found first (the report reads the same: ``report.context``)."""
+ERROR_PROPERTIES = ("error_code", "error_message")
+RUN_PROPERTIES = ("status", "skynet_id", *ERROR_PROPERTIES, *END_PROPERTIES)
+FAILED = frozenset({"failed", "failure", "error", "fail", "5"})
+"""Statuses of a failed run (lower-cased; DataWorks code 5 is a failure): the report's too."""
 SUCCEEDED = frozenset({"success", "succeeded", "successful", "terminated", "complete", "completed", "6"})
 """Statuses of a run that succeeded (MaxCompute ``Terminated``, DataWorks code 6, OpenLineage COMPLETE)."""
 LOOKBACK = timedelta(days=7)
@@ -42,8 +44,7 @@ CAUSE_ORDER: dict[str, int] = {  # the kinds that can make a reader fail: the ot
     "schema_change": 1, "node_update": 1, "node_deploy": 1, "node_delete": 1, "node_undeploy": 1, "node_freeze": 1,
     "permission_change": 2,
 }
-"""How likely a kind of change is to make a reader fail (lower first); any other kind ranks last."""
-OTHER_CAUSE = 3
+"""How likely a kind of change is to make a reader fail (lower first)."""
 
 
 def failed(status: str | None) -> bool:
@@ -52,6 +53,11 @@ def failed(status: str | None) -> bool:
 
 def succeeded(status: str | None) -> bool:
     return (status or "").strip().lower() in SUCCEEDED
+
+
+def error_text(props: Mapping[str, Any]) -> str | None:
+    """A failed run's error: its code and message, as its properties hold them (None: neither)."""
+    return " ".join(str(props[k]) for k in ERROR_PROPERTIES if props.get(k)) or None
 
 
 @dataclass(frozen=True)
@@ -123,14 +129,13 @@ class History:
             props = v.get("properties") or {}
             props = dict(props) if not isinstance(props, dict) else props
             end = next((t for t in (_time(props.get(k)) for k in END_PROPERTIES) if t is not None), None)
-            error = " ".join(str(props[k]) for k in ("error_code", "error_message") if props.get(k)) or None
             run = Run(v["id"], v["label"], definition_of(v["id"], v["label"], props, parents),
-                      _time(v.get("first_seen")), end or _time(v.get("last_seen")), props.get("status"), error)
+                      _time(v.get("first_seen")), end or _time(v.get("last_seen")), props.get("status"),
+                      error_text(props))
             history.by_run[run.id] = run
             history.by_definition.setdefault(run.definition, []).append(run)
-        far = datetime.max.replace(tzinfo=None)
         for runs in history.by_definition.values():
-            runs.sort(key=lambda r: ((r.start.replace(tzinfo=None) if r.start else far), r.id))
+            runs.sort(key=lambda r: (_cmp(r.start) if r.start else datetime.max, r.id))
         return history
 
     @classmethod
@@ -297,12 +302,13 @@ def streak_of(history: History, target: str, as_of: datetime | None) -> tuple[st
 
 
 def why(history: History, target: str, changes: Sequence[Mapping[str, Any]], upstream: Mapping[str, tuple[int, tuple[str, ...]]],
-        *, as_of: datetime | None = None) -> Why:
+        *, as_of: datetime | None = None, streak: tuple[str, Run | None, list[Run]] | None = None) -> Why:
     """Why ``target`` fails (the module's docstring). ``changes``: change records (``lineage.graph.
     api.change_rows``); ``upstream``: entity -> (distance, path from the definition) of what the
     definition reads and everything upstream of it, the definition itself at distance 0 (the
-    caller walks it as of the first failure: :func:`lineage.analysis.api.why`)."""
-    definition, last_success, streak = streak_of(history, target, as_of)
+    caller walks it as of the first failure: :func:`lineage.analysis.api.why`); ``streak``:
+    :func:`streak_of`'s answer when the caller has it already."""
+    definition, last_success, streak = streak or streak_of(history, target, as_of)
     if not streak:
         return Why(target, definition, None, None)
     first = streak[0]
@@ -330,7 +336,7 @@ def why(history: History, target: str, changes: Sequence[Mapping[str, Any]], ups
         if down[-1] != definition:  # walked from one of its runs: the run is the definition's
             down = (*down, definition)
         causes.append(Cause(change, down, distance, names_column(errors, changed_columns(change))))
-    causes.sort(key=lambda c: (not c.named, c.distance, CAUSE_ORDER.get(c.change["kind"], OTHER_CAUSE),
+    causes.sort(key=lambda c: (not c.named, c.distance, CAUSE_ORDER[c.change["kind"]],
                                -_cmp(c.change["time"]).timestamp(), c.change["change_id"]))
     return Why(target, definition, last_success, first, tuple(causes), len(streak), error)
 

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
 METHODS = ("frontier", "messages")
+DEFAULT_METHOD = "frontier"
 
 
 def listed(runs: bool = False) -> "Column":
@@ -36,16 +37,9 @@ def listed(runs: bool = False) -> "Column":
     (``lineage.ids.RUN_PREFIXES``: walked through, never listed), as the local engine's Chunk."""
     from pyspark.sql import functions as F
 
-    from lineage.ids import RUN_PREFIXES
+    from lineage.graph.fold import is_run
 
-    if runs:
-        return F.lit(True)
-    hidden = F.lit(False)
-    for prefix in RUN_PREFIXES:
-        hidden = hidden | F.col("id").startswith(prefix)
-    return ~hidden
-
-DEFAULT_METHOD = "frontier"
+    return F.lit(True) if runs else ~is_run(F.col("id"))
 
 
 def _steps(vertices: "DataFrame", edges: "DataFrame", forward: frozenset[str], backward: frozenset[str]) -> "DataFrame":

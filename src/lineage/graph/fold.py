@@ -425,9 +425,9 @@ def merge_intervals(rows: DataFrame, key: list[str]) -> DataFrame:
     )
 
 
-def _is_run(src: Column) -> Column:
-    """Whether a READS/WRITES ``src`` is a run (it happened once: ``lineage.ids.RUN_PREFIXES``, an
-    instance or a MaxCompute job run), not a definition (a node, an OpenLineage job)."""
+def is_run(src: Column) -> Column:
+    """``lineage.ids.is_run`` on a Spark column: whether an id is a run (it happened once: an instance,
+    a DAG run, a MaxCompute job run), not a definition (a node, an OpenLineage job)."""
     run = F.lit(False)
     for prefix in ids.RUN_PREFIXES:
         run = run | src.startswith(prefix)
@@ -441,7 +441,7 @@ def derive_feeds(edges: DataFrame) -> DataFrame:
     a src's READS/WRITES ``definition`` property (an OpenLineage run's job, a MaxCompute job's
     DataWorks node), else the src itself (a node, a declared job, a job no node submitted), the
     :data:`VIA_LIMIT` most recently seen, each once; ``via_count`` how many. The runs among the
-    srcs (:func:`_is_run`) are counted, not listed: ``run_count``, and ``first_run``/``last_run``
+    srcs (:func:`is_run`) are counted, not listed: ``run_count``, and ``first_run``/``last_run``
     (the run that made the edge first, by its start, and last, by its last sight), so a daily job
     adds nothing to the edge but its count. ``event_count`` is the distinct srcs (runs and definitions)."""
     def side(rel: str, end: str, prefix: str) -> DataFrame:
@@ -457,7 +457,7 @@ def derive_feeds(edges: DataFrame) -> DataFrame:
         .select(
             "src", "a", "b", "a_label", "b_label",
             F.coalesce("r_def", "w_def", "src").alias("via"),
-            _is_run(F.col("src")).alias("_run"),
+            is_run(F.col("src")).alias("_run"),
             F.greatest("r_from", "w_from").alias("valid_from"),
             F.least("r_to", "w_to").alias("valid_to"),
             F.greatest("r_seen", "w_seen").alias("last_seen"),

@@ -106,6 +106,7 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, Co
     rows, read = [], {}
     for rank, impact in enumerate(ranked, 1):
         read[impact.change_id] = readers(ctx, impact)
+        columns = [c["column"] for c in impact.columns()]
         rows.append(Change(
             rank=rank, change_id=impact.change_id, entity_id=impact.entity_id, entity_label=impact.entity_label,
             entity_name=ctx.name(impact.entity_id), kind=impact.kind, effect=impact.effect, time=iso(impact.time), actor=impact.actor,
@@ -114,13 +115,12 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, Co
             top_assets=top_assets(ctx, impact), owners=owners(ctx, impact), readers=sorted(read[impact.change_id]),
             column_reach=(reach or {}).get(impact.change_id),
             reported_by=list(dict.fromkeys(str(r.get("source")) for r in impact.reported_by)),
-            columns=[c["column"] for c in impact.to_json_columns()],
+            columns=columns,
             failed_after=[FailedRun(id=r["id"], label=r["label"], definition=r["definition"],
                                     definition_name=ctx.name(r["definition"]), time=r["time"], error=r.get("error"))
                           for r in impact.failed_after],
             failing=sorted({ctx.name(r["definition"]) for r in impact.failed_after}),
-            explained=names_column(" ".join(r.get("error") or "" for r in impact.failed_after),
-                                   [c["column"] for c in impact.to_json_columns()]),
+            explained=names_column(" ".join(r.get("error") or "" for r in impact.failed_after), columns),
         ))
     return rows, read
 

@@ -8,15 +8,14 @@ from pathlib import Path
 from typing import Any, Collection, Iterable, Mapping
 
 from lineage import ids
-from lineage.analysis import columns, propagation
+from lineage.analysis import columns, propagation, runs
 from lineage.analysis.access import Edge, Snapshot, Timeline, properties_of
 from lineage.graph.api import collector_paused, every_vertex, load_rows, release_arrow
 
 NAME_PROPERTIES = ("name", "display_name", "node_name", "table_name", "user_name", "account")
 """Where a vertex keeps a human name; the id's key when none (``retail_dw.dwd_orders``)."""
-RUN_LABELS = ("Instance", "Job")
-RUN_TIME_PROPERTIES = ("finished_at", "modified_at", "end_time")
-RUN_PROPERTIES = ("status", "skynet_id", "error_code", "error_message", *RUN_TIME_PROPERTIES, *NAME_PROPERTIES)
+RUN_LABELS, RUN_TIME_PROPERTIES = runs.RUN_LABELS, runs.END_PROPERTIES
+RUN_PROPERTIES = (*runs.RUN_PROPERTIES, *NAME_PROPERTIES)
 """All a report reads of a run's properties (``report.operations``): its state, when it ended,
 its node, its name. Not its SQL and timestamps of every step: runs are most of a platform's
 vertices, and their properties as Python dicts most of a report's memory."""

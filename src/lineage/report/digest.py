@@ -27,9 +27,9 @@ from lineage import ids
 from lineage.analysis.access import properties_of
 from lineage.analysis.blast import ChangeImpact
 from lineage.analysis.people import OWNS
+from lineage.analysis.runs import failed
 from lineage.report.changes import PICTURE_LABELS, top_assets
 from lineage.report.context import NAME_PROPERTIES, RUN_LABELS, given_name
-from lineage.report.operations import failed
 
 KEPT_LABELS = frozenset({"Table", "User", "Role", *PICTURE_LABELS})
 

@@ -11,17 +11,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from lineage.analysis.blast import ChangeImpact
+from lineage.analysis.runs import error_text, failed
 from lineage.events.times import parse_time
 from lineage.report.context import RUN_LABELS, RUN_TIME_PROPERTIES, Context, iso
 from lineage.report.model import Failure, Operations, QualityFailure
 from lineage.report.window import Window
 
-FAILED = frozenset({"failed", "failure", "error", "fail", "5"})
-"""``status`` values that mean the run failed (lower-cased; DataWorks code 5 is failure)."""
-
-
-def failed(status: str | None) -> bool:
-    return (status or "").strip().lower() in FAILED
 
 
 def _when(ctx: Context, vertex: dict) -> datetime | None:
@@ -62,9 +57,8 @@ def operations(ctx: Context, window: Window, ranked: list[ChangeImpact]) -> Oper
         before = evidence.get(vertex["id"], [])
         cause = max(before)[1] if before else None  # the latest change it is evidence of (ties: highest id)
         props = ctx.properties(vertex["id"])
-        error = " ".join(str(props[k]) for k in ("error_code", "error_message") if props.get(k)) or None
         failures.append(Failure(id=vertex["id"], label=vertex["label"], name=ctx.name(vertex["id"]), node=node, at=iso(at),
-                                status=props["status"], after_change=cause, error=error))
+                                status=props["status"], after_change=cause, error=error_text(props)))
     impacted = {a.id for c in ranked for a in c.affected if a.label == "Table"} | {c.entity_id for c in ranked}
     quality = sorted(
         (QualityFailure(rule=e.src, table=e.dst, status=ctx.properties(e.src).get("status", ""))
