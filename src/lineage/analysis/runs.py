@@ -2,7 +2,8 @@
 
 A run happened once (``lineage.ids.RUN_PREFIXES``); the definition behind it runs again: an
 Instance's node (``HAS_INSTANCE``), an OpenLineage run's job, a MaxCompute job run's DataWorks
-node when the job names it (``skynet_id``), else the job run itself (an ad-hoc run). A run's
+node when the job names it (``skynet_id``) or the build tied it to one (``node``, ``lineage.graph.links``),
+else the job run itself (an ad-hoc run). A run's
 *start* is its vertex's ``first_seen`` (its first event), its *end* the first of
 :data:`END_PROPERTIES` set, else its ``last_seen``; its outcome is its last reported ``status``.
 
@@ -31,7 +32,7 @@ RUN_LABELS = ("Instance", "Job")
 END_PROPERTIES = ("finished_at", "modified_at", "end_time")
 """Where a run keeps when it ended, first found first (the report reads the same: ``report.context``)."""
 ERROR_PROPERTIES = ("error_code", "error_message")
-RUN_PROPERTIES = ("status", "skynet_id", *ERROR_PROPERTIES, *END_PROPERTIES)
+RUN_PROPERTIES = ("status", "skynet_id", "node", *ERROR_PROPERTIES, *END_PROPERTIES)
 FAILED = frozenset({"failed", "failure", "error", "fail", "5"})
 """Statuses of a failed run (lower-cased; DataWorks code 5 is a failure): the report's too."""
 SUCCEEDED = frozenset({"success", "succeeded", "successful", "terminated", "complete", "completed", "6"})
@@ -102,6 +103,8 @@ def definition_of(run: str, label: str, props: Mapping[str, Any], parents: Mappi
     """The definition a run belongs to (the module's docstring)."""
     if run in parents:
         return parents[run]
+    if label == "Job" and props.get("node"):  # tied to the node that ran it (lineage.graph.links)
+        return str(props["node"])
     if label == "Job" and props.get("skynet_id"):
         return ids.make("Node", "dataworks", str(props["skynet_id"]))
     return run

@@ -449,9 +449,12 @@ def repair(warehouse: Path, wait: float) -> None:
 @click.option("--planted-failures", type=click.IntRange(0), default=0, show_default=True,
               help="Columns SQL nodes read, dropped or renamed over the period: their readers fail from the next run "
                    "on (truth/failures.csv).")
+@click.option("--no-job-settings", "job_settings", is_flag=True, flag_value=False, default=True,
+              help="MaxCompute jobs name no DataWorks node (no SKYNET_ID, as ActionTrail documents them): the build "
+                   "matches them to instances by time (truth/jobs.csv says which is right).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
 def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share: float, openlineage_share: float,
-             hub_changes: int, planted_failures: int, as_json: bool) -> None:
+             hub_changes: int, planted_failures: int, job_settings: bool, as_json: bool) -> None:
     """Write the events of one realistic data platform (all four sources), its aliases and ground truth."""
     from lineage.generate import DEFAULT_START
     from lineage.generate import generate as run_generate
@@ -462,7 +465,7 @@ def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share:
 
     result = run_generate(out, tables=tables, days=days, start=start.date() if start else DEFAULT_START, seed=seed,
                           progress=progress, foreign_share=foreign_share, openlineage_share=openlineage_share,
-                          hub_changes=hub_changes, planted_failures=planted_failures)
+                          hub_changes=hub_changes, planted_failures=planted_failures, job_settings=job_settings)
     if as_json:
         click.echo(json.dumps(result.summary, sort_keys=True))
         return

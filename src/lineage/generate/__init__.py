@@ -59,7 +59,8 @@ def _kind(doc: dict[str, Any], fallback: str) -> str:
 
 def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = DEFAULT_START, seed: int = 7,
              progress: Callable[[int, int, int], None] | None = None, foreign_share: float = 0.0,
-             openlineage_share: float = 0.0, hub_changes: int = 0, planted_failures: int = 0) -> Result:
+             openlineage_share: float = 0.0, hub_changes: int = 0, planted_failures: int = 0,
+             job_settings: bool = True) -> Result:
     """Write the platform's events under ``out/events``, ``out/aliases.csv`` and ``out/truth``.
 
     ``foreign_share``: the share of the ActionTrail files' events that are other cloud services'
@@ -69,7 +70,9 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
     day to the most-read tables (``plan.hub_changes``; 0: none, the same bytes). ``planted_failures``:
     columns read by SQL nodes dropped or renamed over the period, each failing its readers from
     their next run to the end (``plan.planted_breaks``; truth in ``truth/failures.csv``; 0: none,
-    the same bytes)."""
+    the same bytes). ``job_settings=False``: MaxCompute jobs carry no SKYNET_ID/SKYNET_TASKID (as
+    ActionTrail documents them) and each instance starts running seconds before its job and ends seconds
+    after (``dataworks.framing``): the build must match jobs to instances (``lineage.graph.links``)."""
     if not 0 <= foreign_share < 1:
         raise ValueError("--foreign-share must be at least 0 and below 1")
     if not 0 <= openlineage_share <= 1:
@@ -90,6 +93,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
     platform = model.build(seed, tables, days, first)
     platform.hub_changes = hub_changes
     platform.planted_failures = planted_failures
+    platform.job_settings = job_settings
     spark_jobs = openlineage.plant(platform, openlineage_share)
     platform.spark_reads = frozenset(r for job in spark_jobs for r in job.reads)
     counts = Counts()
@@ -134,6 +138,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
         **({"openlineage_share": openlineage_share, "spark_jobs": len(spark_jobs)} if openlineage_share else {}),
         **({"hub_changes": hub_changes} if hub_changes else {}),
         **({"planted_failures": planted_failures} if planted_failures else {}),
+        **({} if job_settings else {"job_settings": False}),
         "counts": counts.as_json(), "interesting": interesting(platform, recorder),
     })
     return Result(root, sum(counts.records.values()), len(counts.files), summary)

@@ -148,6 +148,8 @@ def jobs(platform: Platform, ids: Ids, day: Day) -> Iterator[dict[str, Any]]:
                       "TaskType": "SQL" if text else ("DI" if not node.inputs else "MapReduce"),
                       "ProjectName": project, "SKYNET_ID": str(node.node_id), "SKYNET_TASKID": str(node_day.task_id),
                       "OperationText": text or f"jar -resources {node.name}.jar -classpath {node.name}.jar com.acme.Main;"}
+            if not platform.job_settings:  # as ActionTrail documents a job: no scheduling settings
+                del common["SKYNET_ID"], common["SKYNET_TASKID"]
             yield event(platform, ids, "InsertJob", "JobEvent", run.begin, owner, {"Instance": [run.job]}, common)
             if not text:
                 for table in node.inputs:

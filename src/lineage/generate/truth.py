@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from lineage import ids
-from lineage.generate import effects, schema, sqltext
+from lineage.generate import dataworks, effects, schema, sqltext
 from lineage.generate.model import Intent, Platform
 from lineage.generate.plan import Day
 
@@ -130,7 +130,7 @@ class Truth:
                     self.script_ran(node, _iso(run.end))
             self.writers["instances"].writerow((ids.dataworks("Instance", node_day.task_id), node.id,
                                                 f"{day.date:%Y-%m-%d}", "success" if node_day.ok else "failure",
-                                                _iso(node_day.runs[-1].end), len(node_day.runs),
+                                                _iso(dataworks.framing(self.platform, node_day.runs[-1])[1]), len(node_day.runs),
                                                 int(node_day.rerun_at is not None)))
             self.stats["instances"] += 1
             self.stats["failed_instances"] += int(not node_day.ok)

@@ -25,7 +25,7 @@ from lineage.store.commit import Transaction
 from lineage.analysis.propagation import exposure_part
 from lineage.facts import core
 from lineage.facts.extract import by_script, facts_of_event
-from lineage.graph import around, column_feeds, fold, incremental, resolve
+from lineage.graph import around, column_feeds, fold, incremental, links, resolve
 from lineage.graph import index as question_index
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
@@ -278,6 +278,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             )
             extracted.coalesce(1).write.mode("append").parquet(str(extracted_dir))
             new_facts += _resolve(spark, wh, facts_new, reextract, facts_dir, texts_dir, texts_stored, say, analyses)
+            new_facts += _link(spark, wh, facts_new, reextract, facts_dir, say)
             sent.unpersist()
         new.unpersist()
 
@@ -441,6 +442,20 @@ def _resolve(spark: "SparkSession", wh: Warehouse, facts_new: "DataFrame", reext
     sent = derived.persist()
     count = _write_facts(sent, facts_dir, texts_dir, texts_stored)[1]
     sent.unpersist()
+    return count
+
+
+def _link(spark: "SparkSession", wh: Warehouse, facts_new: "DataFrame", reextract: bool, facts_dir: Path,
+          say: Callable[[str], None]) -> int:
+    """The facts tying MaxCompute jobs to the DataWorks nodes that ran them (:mod:`lineage.graph.links`),
+    written beside the new facts: how many."""
+    stored = None if reextract or not Warehouse.has_data(wh.facts) else spark.read.parquet(str(wh.facts))
+    derived = links.derived_facts(stored, facts_new.select(*FACTS.names)).persist()
+    count = derived.count()
+    if count:
+        say(f"tying {count} job fact(s) to the DataWorks nodes that ran them")
+        derived.repartition("source").write.mode("append").partitionBy("source").parquet(str(facts_dir))
+    derived.unpersist()
     return count
 
 
