@@ -387,7 +387,8 @@ class _Analysis:
         not choose between it and a correlated outer column)."""
         root = build_scope(query)
         for scope in root.traverse() if root is not None else []:
-            if not (scope.can_be_correlated and isinstance(scope.expression, exp.Select)):
+            if not (scope.can_be_correlated and isinstance(scope.expression, exp.Select)) or \
+                    scope.expression.args.get("laterals"):  # a LATERAL VIEW's names are not the table's
                 continue
             try:
                 sources = list(scope.selected_sources.items())
