@@ -5,6 +5,9 @@ with the peer's pairs. The cases are read from there, never copied.
 
     python tools/column_conformance.py [CASES_DIR] [--show]
 
+A case is judged when the peer's pairs are what MaxCompute does with its SQL; ``JUDGED_OUT`` lists
+the others, each with why (docs/column-conformance.md, case by case).
+
 Each case gets its own MaxCompute project (``cc001``...): the peer's ``<default>`` (unqualified)
 tables are that project's, as an unqualified table in a job is the job's project. A qualified
 ``schema.table`` is a MaxCompute ``project.table``, so cases naming the same ``sales.x`` would share
@@ -32,6 +35,36 @@ CASES = Path(__file__).resolve().parents[1] / ".." / "shared" / "conformance" / 
 DEFAULT = "<default>"
 FIELD_LEVEL = frozenset({"IDENTITY", "TRANSFORMATION", "AGGREGATION", "CONDITIONAL", "WINDOW"})
 """What the peer calls column lineage: direct plus the field-level indirect subtypes."""
+NAMED_BY_TEXT = "the peer names an unaliased expression's column by its text; we say partial (no name) or, for CAST(col), sqlglot's name col"
+STAR = "SELECT * over a table of unknown columns: partial, no table.* -> table.* pair"
+UNRESOLVED = "an unqualified column over several sources of unknown columns: partial, not guessed"
+LATERAL_ALIAS = "lateral alias references: Hive/MaxCompute have none, the name is a column of the FROM table"
+INVALID = "invalid SQL (UNION branches of different widths): partial"
+
+JUDGED_OUT = {  # every other case is judged: its pairs are what MaxCompute does, and ours must equal them
+    "test_column_select_case_when.py::test_select_column_using_case_when#1": NAMED_BY_TEXT,
+    "test_column_select_cast.py::test_select_column_using_cast#1": NAMED_BY_TEXT,
+    "test_column_select_column.py::test_select_columns#2": NAMED_BY_TEXT,
+    "test_column_select_expression.py::test_select_column_using_expression#1": NAMED_BY_TEXT,
+    "test_column_select_expression.py::test_select_column_using_expression_in_parenthesis#1": NAMED_BY_TEXT,
+    "test_column_select_expression.py::test_select_column_using_expression_with_table_qualifier_without_column_alias":
+        NAMED_BY_TEXT,
+    "test_column_select_function.py::test_select_column_using_function#1": NAMED_BY_TEXT,
+    "test_column_select_function.py::test_select_column_using_function#2": STAR,  # count(*): tab2.* -> cnt
+    "test_column_select_column.py::test_select_column_wildcard#1": STAR,
+    "test_column_select_column.py::test_select_column_wildcard#2": STAR,
+    "test_column_select_column.py::test_select_column_wildcard_with_qualifier#1": STAR,
+    "test_column_select_column.py::test_select_column_wildcard_with_qualifier#2": STAR,
+    "test_column_select_from_cte.py::test_cte_inside_insert_in_parenthesis": STAR,
+    "test_column_select_from_cte.py::test_nested_cte_with_partial_wildcard_expansion": STAR,
+    "test_column_select_column.py::test_select_unqualified_column_from_join_is_unresolved": UNRESOLVED,
+    "test_column_select_lateral_alias_ref.py::test_column_disable_lateral_ref_within_subquery#2": UNRESOLVED,
+    "test_column_select_lateral_alias_ref.py::test_column_top_level_enable_lateral_ref#1": LATERAL_ALIAS,
+    "test_column_select_lateral_alias_ref.py::test_column_enable_lateral_ref_within_subquery#1": LATERAL_ALIAS,
+    "test_column_select_lateral_alias_ref.py::test_column_enable_lateral_ref_within_subquery#2": LATERAL_ALIAS,
+    "test_column_select_union.py::test_union_where_later_branch_introduces_new_output_columns": INVALID,
+}
+
 START = datetime(2024, 7, 1, 2, 0, tzinfo=timezone.utc)
 USER = {"accountId": "1", "principalId": "1", "type": "ram-user", "userName": "RAM$conformance:etl"}
 
@@ -209,4 +242,7 @@ if __name__ == "__main__":
                 print("   partial:", p)
             if d["sql_error"]:
                 print("   sql_error:", d["sql_error"])
-    print(f"{report['agree']} of {report['cases']} cases agree")
+    judged = report["cases"] - len(JUDGED_OUT)
+    wrong = [d["id"] for d in report["differ"] if d["id"] not in JUDGED_OUT]
+    print(f"{report['agree']} of {report['cases']} cases agree; {judged - len(wrong)} of {judged} judged cases "
+          f"({len(JUDGED_OUT)} judged wrong or out of scope: docs/column-conformance.md)")

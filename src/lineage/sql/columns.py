@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import re
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -114,13 +114,16 @@ def column_lineage(sql: str, schema: Mapping[str, Sequence[str]] | None = None,
     changes: list[SchemaChange] = []
     for statement in parsed:
         written: list[tuple[str, Sources]] | None = None
+        gaps: list[str] = []  # what is unknown of a statement that still gives pairs
         try:
-            written = _statement(statement.tree, tables, project, by_position) or _whole_table(statement, tables, project)
+            written = _statement(statement.tree, tables, project, by_position, gaps) or \
+                _whole_table(statement, tables, project)
             for target, sources in written:
                 for source, roles in sources.items():
                     feeds.setdefault((source, target), set()).update(roles)
         except Partial as e:
-            reasons.append(f"statement {statement.index}: {e}")
+            gaps.append(str(e))
+        reasons += [f"statement {statement.index}: {gap}" for gap in dict.fromkeys(gaps)]
         # the schema as of each statement: later statements see what this one created or altered
         for change in ddl.schema_changes(statement.tree, project, tables, statement.index) + \
                 _ctas_schema(statement.tree, written, project, statement.index):
@@ -152,11 +155,15 @@ def _whole_table(statement: ParsedStatement, tables: dict[str, list[str]], proje
     return [(f"{target}.{c}", {f"{source}.{c}": {IDENTITY}}) for c in tables[source]]
 
 
+CREATED_BY_QUERY = ("TABLE", "VIEW")
+
+
 def _ctas_schema(tree: exp.Expr, written: list[tuple[str, Sources]] | None, project: str,
                  index: int) -> list[SchemaChange]:
-    """CTAS: the new table's columns are the query's outputs (unknown when its lineage was partial)."""
+    """CTAS and CREATE VIEW ... AS: the new table's (view's) columns are the query's outputs, so a
+    later statement of the script reads them (unknown when its lineage was partial)."""
     if not (isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query)
-            and (tree.args.get("kind") or "").upper() == "TABLE" and isinstance(tree.this, exp.Table)):
+            and (tree.args.get("kind") or "").upper() in CREATED_BY_QUERY and isinstance(tree.this, exp.Table)):
         return []
     try:
         name = _table_id(tree.this, project)
@@ -171,7 +178,8 @@ def _ctas_schema(tree: exp.Expr, written: list[tuple[str, Sources]] | None, proj
 # --- statements --------------------------------------------------------------------------------
 
 
-def _statement(tree: exp.Expr, tables: dict[str, list[str]], project: str, strict: bool) -> list[tuple[str, Sources]]:
+def _statement(tree: exp.Expr, tables: dict[str, list[str]], project: str, strict: bool,
+               gaps: list[str]) -> list[tuple[str, Sources]]:
     """(target column id, its sources) for one statement; other statements give nothing."""
     if isinstance(tree, exp.MultitableInserts):
         out = []
@@ -179,18 +187,18 @@ def _statement(tree: exp.Expr, tables: dict[str, list[str]], project: str, stric
             query = insert.expression.copy()
             if isinstance(query, exp.Select) and not query.args.get("from_"):
                 query.set("from_", exp.From(this=tree.args["source"].copy()))
-            out += _write(insert.this, query, tables, project, positional=True, strict=strict)
+            out += _write(insert.this, query, tables, project, gaps, positional=True, strict=strict)
         return out
     if isinstance(tree, exp.Insert) and isinstance(tree.expression, exp.Query):
         if isinstance(tree.this, exp.Directory):
             return []
-        return _write(tree.this, _with(tree, tree.expression), tables, project, positional=True, strict=strict)
+        return _write(tree.this, _with(tree, tree.expression), tables, project, gaps, positional=True, strict=strict)
     if isinstance(tree, exp.Create) and isinstance(tree.expression, exp.Query):
-        return _write(tree.this, _with(tree, tree.expression), tables, project, positional=False)
+        return _write(tree.this, _with(tree, tree.expression), tables, project, gaps, positional=False)
     if isinstance(tree, exp.Merge):
-        return _merge(tree, tables, project)
+        return _merge(tree, tables, project, gaps)
     if isinstance(tree, exp.Update):
-        return _update(tree, tables, project)
+        return _update(tree, tables, project, gaps)
     return []
 
 
@@ -209,7 +217,7 @@ def _with(statement: exp.Expr, query: exp.Query) -> exp.Query:
     return query
 
 
-def _write(target: exp.Expr, query: exp.Query, tables: dict[str, list[str]], project: str,
+def _write(target: exp.Expr, query: exp.Query, tables: dict[str, list[str]], project: str, gaps: list[str],
            positional: bool, strict: bool = False) -> list[tuple[str, Sources]]:
     """Lineage of ``query`` written into ``target`` (a Table, or a Schema holding a column list).
 
@@ -226,7 +234,7 @@ def _write(target: exp.Expr, query: exp.Query, tables: dict[str, list[str]], pro
         return []
     name = _table_id(table, project)
     static = _static_partitions(table)
-    analysis = _Analysis(tables, project)
+    analysis = _Analysis(tables, project, gaps)
     outputs = analysis.outputs(query)
     if columns is None and positional and name in tables:
         columns = [c for c in tables[name] if c not in static]
@@ -249,7 +257,7 @@ def _write(target: exp.Expr, query: exp.Query, tables: dict[str, list[str]], pro
     return result
 
 
-def _merge(tree: exp.Merge, tables: dict[str, list[str]], project: str) -> list[tuple[str, Sources]]:
+def _merge(tree: exp.Merge, tables: dict[str, list[str]], project: str, gaps: list[str]) -> list[tuple[str, Sources]]:
     """Each WHEN's assignments as ``SELECT value AS column FROM target JOIN source ON <on> [WHERE <when>]``."""
     target = tree.this
     if not isinstance(target, exp.Table):
@@ -274,11 +282,11 @@ def _merge(tree: exp.Merge, tables: dict[str, list[str]], project: str) -> list[
         select = select.from_(target.copy()).join(tree.args["using"].copy(), on=tree.args["on"].copy())
         if when.args.get("condition") is not None:
             select = select.where(when.args["condition"].copy())
-        out += _assignments(name, [c for c, _ in pairs], _with(tree, select), tables, project)
+        out += _assignments(name, [c for c, _ in pairs], _with(tree, select), tables, project, gaps)
     return out
 
 
-def _update(tree: exp.Update, tables: dict[str, list[str]], project: str) -> list[tuple[str, Sources]]:
+def _update(tree: exp.Update, tables: dict[str, list[str]], project: str, gaps: list[str]) -> list[tuple[str, Sources]]:
     """``UPDATE t SET c = v [FROM s] [WHERE w]`` as ``SELECT v AS c FROM t [, s] [WHERE w]``."""
     target = tree.this
     if not isinstance(target, exp.Table):
@@ -293,12 +301,12 @@ def _update(tree: exp.Update, tables: dict[str, list[str]], project: str) -> lis
         select = select.join(join.copy())
     if tree.args.get("where") is not None:
         select = select.where(tree.args["where"].this.copy())
-    return _assignments(name, [eq.this.name.lower() for eq in eqs], _with(tree, select), tables, project)
+    return _assignments(name, [eq.this.name.lower() for eq in eqs], _with(tree, select), tables, project, gaps)
 
 
 def _assignments(name: str, columns: list[str], select: exp.Query, tables: dict[str, list[str]],
-                 project: str) -> list[tuple[str, Sources]]:
-    analysis = _Analysis(tables, project)
+                 project: str, gaps: list[str]) -> list[tuple[str, Sources]]:
+    analysis = _Analysis(tables, project, gaps)
     outputs = analysis.outputs(select)
     wide = analysis.dataset_wide(select)
     result = []
@@ -308,6 +316,14 @@ def _assignments(name: str, columns: list[str], select: exp.Query, tables: dict[
             merged.setdefault(s, set()).update(r)
         result.append((f"{name}.{column}", merged))
     return result
+
+
+def _table_key(table: exp.Table, project: str) -> str | None:
+    """``_table_id``, None for a table named by a variable."""
+    try:
+        return _table_id(table, project)
+    except Partial:
+        return None
 
 
 def _table_id(table: exp.Table, project: str) -> str:
@@ -342,6 +358,8 @@ class _Analysis:
 
     tables: dict[str, list[str]]
     project: str
+    gaps: list[str] = field(default_factory=list)
+    """What is unknown while the rest is known: a UNION branch's columns, a JOIN or filter input."""
     _root: Scope | None = None
     _cache: dict[tuple[int, int], Sources] = field(default_factory=dict)
     _busy: set[tuple[int, int]] = field(default_factory=set)
@@ -351,7 +369,8 @@ class _Analysis:
             schema = MappingSchema(_nested(self.tables), dialect=DIALECT)
             try:
                 qualified = qualify(
-                    query, dialect=DIALECT, schema=schema, db=self.project, validate_qualify_columns=False,
+                    self._own_columns(query.copy()), dialect=DIALECT, schema=schema, db=self.project,
+                    validate_qualify_columns=False, allow_partial_qualification=True,
                     quote_identifiers=False, identify=False, expand_alias_refs=False,
                 )
             except (OptimizeError, SqlglotError) as e:
@@ -361,6 +380,30 @@ class _Analysis:
                 raise Partial("no query scope")
             self._root = root
         return self._root
+
+    def _own_columns(self, query: exp.Query) -> exp.Query:
+        """An unqualified column of a subquery over one table of unknown columns is that table's: a
+        name resolves in the nearest query first (sqlglot, not knowing the table's columns, will
+        not choose between it and a correlated outer column)."""
+        root = build_scope(query)
+        for scope in root.traverse() if root is not None else []:
+            if not (scope.can_be_correlated and isinstance(scope.expression, exp.Select)) or \
+                    scope.expression.args.get("laterals"):  # a LATERAL VIEW's names are not the table's
+                continue
+            try:
+                sources = list(scope.selected_sources.items())
+            except OptimizeError:  # unaliased derived tables: not a subquery of one table
+                continue
+            if len(sources) != 1:
+                continue
+            alias, (_, source) = sources[0]
+            if not isinstance(source, exp.Table) or _table_key(source, self.project) in self.tables:
+                continue
+            aliases = {s.alias.lower() for s in scope.expression.selects if isinstance(s, exp.Alias)}
+            for column in scope.unqualified_columns:
+                if column.name.lower() not in aliases and not is_variable(column.name):
+                    column.set("table", exp.to_identifier(alias))
+        return query
 
     def outputs(self, query: exp.Query) -> _Outputs:
         root = self._scope(query)
@@ -378,10 +421,17 @@ class _Analysis:
         try:
             if isinstance(scope.expression, exp.SetOperation):
                 out: Sources = {}
-                if len({len(_output_names(branch)) for branch in _branches(scope)}) > 1:
+                branches = _branches(scope)
+                if len({len(_output_names(b)) for b in branches if not _star_branch(b)}) > 1:
                     raise Partial("UNION branches with different numbers of columns")
-                for branch in _branches(scope):
-                    _merge_into(out, self.projection(branch, index))
+                if all(_star_branch(b) for b in branches):
+                    tables = ", ".join(_star_tables(b, None) for b in branches)
+                    raise Partial(f"SELECT * over {tables} whose columns are unknown")
+                for branch in branches:  # a SELECT * branch of unknown columns is a gap, not the UNION's end
+                    if _star_branch(branch):
+                        self.gaps.append(f"SELECT * over {_star_tables(branch, None)} whose columns are unknown")
+                    else:
+                        _merge_into(out, self.projection(branch, index))
             else:
                 selects = scope.expression.selects
                 if index >= len(selects):
@@ -486,13 +536,22 @@ class _Analysis:
                             except Partial:
                                 pass
                         continue
-                    _merge_into(out, _compose(frozenset({role}), self.column(inner, column)))
+                    self._gap(out, role, self.column, inner, column)
                 for sub in _subqueries(clause):
                     child = _child_scope(inner, sub)
-                    if child is not None:
+                    if child is not None:  # IN (SELECT k FROM s WHERE ...): k, and what filters s, filter here
                         for i in range(len(_output_names(child))):
-                            _merge_into(out, _compose(frozenset({role}), self.projection(child, i)))
+                            self._gap(out, role, self.projection, child, i)
+                        self._gap(out, role, self.dataset_wide_of, child)
         return out
+
+    def _gap(self, out: Sources, role: str, sources: Callable[..., Sources], *args: object) -> None:
+        """A dataset-wide input's ``sources(*args)`` into ``out``; one unknown is a gap (said), not the
+        statement's end: the output columns' own sources are still known."""
+        try:
+            _merge_into(out, _compose(frozenset({role}), sources(*args)))
+        except Partial as e:
+            self.gaps.append(f"{role} input unknown: {e}")
 
 
 def _nested(tables: dict[str, list[str]]) -> dict:
@@ -504,8 +563,14 @@ def _nested(tables: dict[str, list[str]]) -> dict:
 
 
 def _output_names(scope: Scope) -> list[str | None]:
-    """Output names of a scope (a UNION's are its first branch's)."""
+    """Output names of a scope (a UNION's are its first branch's; as many unknown ones as another
+    branch has when the first is a ``SELECT *`` of unknown columns)."""
     expression = scope.expression
+    branches = _branches(scope)
+    if isinstance(expression, exp.SetOperation) and branches:
+        names = [_output_names(b) for b in branches]
+        known = [n for b, n in zip(branches, names) if not _star_branch(b)]
+        return [None] * len(known[0]) if _star_branch(branches[0]) and known else names[0]
     while isinstance(expression, exp.SetOperation):
         expression = expression.this
     if isinstance(expression, exp.Subquery):
@@ -530,6 +595,11 @@ def _branches(scope: Scope) -> list[Scope]:
 def _has_star(scope: Scope) -> bool:
     selects = getattr(scope.expression, "selects", [])
     return any(isinstance(s, exp.Star) or (isinstance(s, exp.Column) and isinstance(s.this, exp.Star)) for s in selects)
+
+
+def _star_branch(scope: Scope) -> bool:
+    """A UNION branch ``SELECT *`` that qualify left unexpanded: over columns not known."""
+    return _has_star(scope) and not _branches(scope)
 
 
 def _star_tables(scope: Scope, node: exp.Expr | None) -> str:
