@@ -37,14 +37,22 @@ def test_two_sources_reporting_one_change_give_one_record_naming_both():
 
 @pytest.mark.parametrize("second, why", [
     (rec("b", "maxcompute", after=60), "one source twice: two changes"),
-    (rec("b", "datahub", after=11 * 60), "more than ten minutes apart"),
+    (rec("b", "datahub", after=6 * 3600 + 1), "more than six hours apart"),
+    (rec("b", "datahub", after=60, operation="modify"), "another operation: a column modified, not added"),
     (rec("b", "datahub", entity="table:maxcompute:p.other"), "another table"),
     (rec("b", "datahub", kind="drop"), "another kind"),
 ])
 def test_reports_that_are_not_one_change_stay_apart(second, why):
-    rows = merged([rec("a", "maxcompute"), second])
+    rows = merged([rec("a", "maxcompute", operation="ALTER_TABLE_ADD_COLUMNS"), second])
     assert [r["change_id"] for r in rows] == ["a", "b"], why
     assert all(len(r["reported_by"]) == 1 for r in rows)
+
+
+def test_a_late_delivery_hours_later_is_still_the_same_change():
+    """Real DataHub delivers a column addition 2 h after ActionTrail (issue 68): one change."""
+    rows = merged([rec("a", "maxcompute", operation="ALTER_TABLE_ADD_COLUMNS"),
+                   rec("b", "datahub", after=3 * 3600, operation="add", field_path="col_9")])
+    assert [[r["change_id"] for r in row["reported_by"]] for row in rows] == [["a", "b"]]
 
 
 def test_grants_and_owner_changes_close_together_are_never_merged():
