@@ -113,9 +113,14 @@ def warehouse(spark, tmp_path_factory) -> Path:
         job("reader", day + timedelta(hours=1), "INSERT OVERWRITE TABLE p.out SELECT k, v FROM p.hub;"),
         actiontrail("change", "ChangeTable", "TableEvent", T, {"Table": ["hub"]},
                     {"TableName": "hub", "Source": "INSTANCE", "OperationText": "ALTER_TABLE_ADD_COLUMNS"}),
+        job("late-ddl", day, "CREATE TABLE IF NOT EXISTS p.late (k STRING);"),
+        actiontrail("late", "ChangeTable", "TableEvent", T, {"Table": ["late"]},
+                    {"TableName": "late", "Source": "INSTANCE", "OperationText": "ALTER_TABLE_ADD_COLUMNS"}),
     ]
     (events / "maxcompute.jsonl").write_text("".join(json.dumps(e) + "\n" for e in maxcompute))
-    (events / "datahub-ece.jsonl").write_text(json.dumps(datahub_field_added("p.hub", "col_9", T)) + "\n")
+    hub = [datahub_field_added("p.hub", "col_9", T),
+           datahub_field_added("p.late", "col_1", T + timedelta(hours=3))]  # delivered three hours later
+    (events / "datahub-ece.jsonl").write_text("".join(json.dumps(e) + "\n" for e in hub))
     wh = root / "warehouse"
     ingest([events], wh, spark=spark)
     build(wh, spark=spark)
@@ -129,6 +134,14 @@ def test_blast_radius_ranks_the_change_once_with_both_reports(warehouse):
     assert sorted(r["source"] for r in hub[0]["reported_by"]) == ["datahub", "maxcompute"]
     assert hub[0]["change_id"] == next(r["change_id"] for r in hub[0]["reported_by"] if r["source"] == "maxcompute")
     assert {a["id"] for a in hub[0]["affected"]} >= {"table:maxcompute:p.out"}
+
+
+def test_a_report_delivered_three_hours_later_is_the_same_change(warehouse):
+    """Real DataHub delivers hours after ActionTrail (issue 68): one change, counted once."""
+    doc = cli("blast-radius", "--warehouse", warehouse, "--engine", "local", "--json")
+    late = [c for c in doc["changes"] if c["entity_id"] == "table:maxcompute:p.late"]
+    assert [c["kind"] for c in late] == ["schema_change"]
+    assert sorted(r["source"] for r in late[0]["reported_by"]) == ["datahub", "maxcompute"]
 
 
 def test_impact_finds_the_change_by_either_reports_id(warehouse):
