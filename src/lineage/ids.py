@@ -69,7 +69,7 @@ CHANGE_KINDS: frozenset[str] = frozenset({
     "create", "schema_change", "drop", "deprecation", "undeprecation", "field_removal", "column_type_change",
     "node_create", "node_update", "node_delete", "node_deploy", "node_undeploy", "node_freeze",
     "node_unfreeze", "project_deletion", "permission_change", "owner_change", "tag_change",
-    "term_change", "domain_change",
+    "term_change", "domain_change", "partition_drop", "truncate", "partition_change", "lifecycle_change",
 })
 """Kinds of Change records (the inputs of blast radius and the weekly report)."""
 

@@ -132,36 +132,36 @@ def test_configurable_sensitivity_and_tag_filter() -> None:
 
 
 def exposures(found) -> list[tuple]:
-    return [(x.principal, x.table, x.tag, x.origin) for x in found]
+    return [(x.principal, x.table, x.marks, x.origin) for x in found]
 
 
 def test_exposure_day_5() -> None:
     found = exposure(VERTICES, EDGES, as_of=day(5))
     assert exposures(found) == [
-        (URSULA, MART, L3, CARDS),  # reads mart, no access at the origin, no clearance
-        (URSULA, MART, PII, CRM),
-        (VICTOR, MART, L3, CARDS),  # victor reads crm (a PII origin): not exposed for PII
-        (WENDY, MART, PII, CRM),  # wendy's label 3 clears her for label 3, not for PII
-        (YVONNE, MART, PII, CRM),  # yvonne's label grant at finance.cards clears label 3
+        # reads mart, no access at either origin, no clearance: one exposure (a pair), both marks listed,
+        # named by the first (label 3, from finance.cards) (issue 68)
+        (URSULA, MART, ("label 3", "PII"), CARDS),
+        (VICTOR, MART, ("label 3",), CARDS),  # victor reads crm (a PII origin): not exposed for PII
+        (WENDY, MART, ("PII",), CRM),  # wendy's label 3 clears her for label 3, not for PII
+        (YVONNE, MART, ("PII",), CRM),  # yvonne's label grant at finance.cards clears label 3
         # xavier reads stg (PII from raw) but also raw via his role: cleared
     ]
-    first = found[1]
-    assert (first.path, first.access_path, first.privileges, first.kinds) == (
-        (CRM, DW, MART), (URSULA, MART), ("select",), ("direct",))
-    assert first.to_json()["access_path"] == [URSULA, MART]
+    wendy = found[2]
+    assert (wendy.tag, wendy.path, wendy.access_path, wendy.privileges, wendy.kinds) == (
+        PII, (CRM, DW, MART), (WENDY, MART), ("select",), ("direct",))
+    assert wendy.to_json()["access_path"] == [WENDY, MART] and wendy.to_json()["marks"] == ["PII"]
 
 
 def test_exposure_changes_with_as_of() -> None:
     # day 12: the email column lost its PII tag, so raw is no longer an origin: xavier's access to
     # raw no longer clears him, and raw itself now holds PII propagated from crm
     assert exposures(exposure(VERTICES, EDGES, as_of=day(12))) == [
-        (URSULA, MART, L3, CARDS),
-        (URSULA, MART, PII, CRM),
-        (VICTOR, MART, L3, CARDS),
-        (WENDY, MART, PII, CRM),
-        (XAVIER, RAW, PII, CRM),
-        (XAVIER, STG, PII, CRM),
-        (YVONNE, MART, PII, CRM),
+        (URSULA, MART, ("label 3", "PII"), CARDS),
+        (VICTOR, MART, ("label 3",), CARDS),
+        (WENDY, MART, ("PII",), CRM),
+        (XAVIER, RAW, ("PII",), CRM),
+        (XAVIER, STG, ("PII",), CRM),
+        (YVONNE, MART, ("PII",), CRM),
     ]
     assert exposures(exposure(VERTICES, EDGES, as_of=day(5), tags=["pii"])) == [
-        (URSULA, MART, PII, CRM), (WENDY, MART, PII, CRM), (YVONNE, MART, PII, CRM)]
+        (URSULA, MART, ("PII",), CRM), (WENDY, MART, ("PII",), CRM), (YVONNE, MART, ("PII",), CRM)]

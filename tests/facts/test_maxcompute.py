@@ -312,11 +312,33 @@ def test_create_table() -> None:
     assert found[0]["properties"]["name"] == "ttt"
 
 
-def test_change_table_is_a_schema_change() -> None:
+def test_change_table_adding_a_partition_is_a_write_not_a_change() -> None:
+    """The seed's sample (ADD_PARTITION, Source INSTANCE): the job wrote the table; no Change (issue 68)."""
     found = facts(fixture("ChangeTable"))
     assert keys(found) == [("observe", "table:maxcompute:proj1.ttt", None, None, ""),
-                           ("change", "table:maxcompute:proj1.ttt", "schema_change", None, "")]
+                           ("assert", "job:maxcompute:20201028161651750g05e0tsa", "WRITES", "table:maxcompute:proj1.ttt", "")]
     assert found[1]["properties"]["operation"] == "ADD_PARTITION"
+
+
+@pytest.mark.parametrize("name, operation, kind", [
+    ("ChangeTable", "ALTER_TABLE_DROP_PARTITION", "partition_drop"),
+    ("ChangeTable", "ALTER_TABLE_CHANGE_LIFECYCLE", "lifecycle_change"),
+    ("ChangeTable", "ALTER_PARTITION", "partition_change"),
+    ("ChangeTable", "ALTER_TABLE_ADD_COLUMNS", "schema_change"),
+    ("ChangeTable", "ALTER_TABLE_RENAME", "schema_change"),
+    ("ChangeTable", "SOMETHING_NEW", "schema_change"),  # a word not listed: a change, the safe side
+    ("ChangeTableData", "TRUNCATE_TABLE", "truncate"),
+    ("ChangeTableData", "INSERT_OVERWRITE_PARTITION", None),
+    ("ChangeTableData", "SOMETHING_NEW", None),  # a word not listed: a write
+])
+def test_a_table_operation_is_a_change_of_its_kind_or_a_write(name, operation, kind) -> None:
+    event = json.loads(json.dumps(fixture(name)))
+    event["additionalEventData"]["OperationText"] = operation
+    found = facts(event)
+    changes = [(r["relationship"], r["properties"]["operation"]) for r in found if r["op"] == "change"]
+    writes = [r for r in found if r["op"] == "assert" and r["relationship"] in ("WRITES", "UPLOADED")]
+    assert changes == ([(kind, operation)] if kind else [])
+    assert bool(writes) == (kind is None)
 
 
 def test_drop_table_retracts_table_name_not_referenced_resources() -> None:

@@ -37,14 +37,22 @@ def test_two_sources_reporting_one_change_give_one_record_naming_both():
 
 @pytest.mark.parametrize("second, why", [
     (rec("b", "maxcompute", after=60), "one source twice: two changes"),
-    (rec("b", "datahub", after=11 * 60), "more than ten minutes apart"),
+    (rec("b", "datahub", after=6 * 3600 + 1), "more than six hours apart"),
+    (rec("b", "datahub", after=60, operation="modify"), "another operation: a column modified, not added"),
     (rec("b", "datahub", entity="table:maxcompute:p.other"), "another table"),
     (rec("b", "datahub", kind="drop"), "another kind"),
 ])
 def test_reports_that_are_not_one_change_stay_apart(second, why):
-    rows = merged([rec("a", "maxcompute"), second])
+    rows = merged([rec("a", "maxcompute", operation="ALTER_TABLE_ADD_COLUMNS"), second])
     assert [r["change_id"] for r in rows] == ["a", "b"], why
     assert all(len(r["reported_by"]) == 1 for r in rows)
+
+
+def test_a_late_delivery_hours_later_is_still_the_same_change():
+    """Real DataHub delivers a column addition 2 h after ActionTrail (issue 68): one change."""
+    rows = merged([rec("a", "maxcompute", operation="ALTER_TABLE_ADD_COLUMNS"),
+                   rec("b", "datahub", after=3 * 3600, operation="add", field_path="col_9")])
+    assert [[r["change_id"] for r in row["reported_by"]] for row in rows] == [["a", "b"]]
 
 
 def test_grants_and_owner_changes_close_together_are_never_merged():
@@ -105,9 +113,14 @@ def warehouse(spark, tmp_path_factory) -> Path:
         job("reader", day + timedelta(hours=1), "INSERT OVERWRITE TABLE p.out SELECT k, v FROM p.hub;"),
         actiontrail("change", "ChangeTable", "TableEvent", T, {"Table": ["hub"]},
                     {"TableName": "hub", "Source": "INSTANCE", "OperationText": "ALTER_TABLE_ADD_COLUMNS"}),
+        job("late-ddl", day, "CREATE TABLE IF NOT EXISTS p.late (k STRING);"),
+        actiontrail("late", "ChangeTable", "TableEvent", T, {"Table": ["late"]},
+                    {"TableName": "late", "Source": "INSTANCE", "OperationText": "ALTER_TABLE_ADD_COLUMNS"}),
     ]
     (events / "maxcompute.jsonl").write_text("".join(json.dumps(e) + "\n" for e in maxcompute))
-    (events / "datahub-ece.jsonl").write_text(json.dumps(datahub_field_added("p.hub", "col_9", T)) + "\n")
+    hub = [datahub_field_added("p.hub", "col_9", T),
+           datahub_field_added("p.late", "col_1", T + timedelta(hours=3))]  # delivered three hours later
+    (events / "datahub-ece.jsonl").write_text("".join(json.dumps(e) + "\n" for e in hub))
     wh = root / "warehouse"
     ingest([events], wh, spark=spark)
     build(wh, spark=spark)
@@ -121,6 +134,14 @@ def test_blast_radius_ranks_the_change_once_with_both_reports(warehouse):
     assert sorted(r["source"] for r in hub[0]["reported_by"]) == ["datahub", "maxcompute"]
     assert hub[0]["change_id"] == next(r["change_id"] for r in hub[0]["reported_by"] if r["source"] == "maxcompute")
     assert {a["id"] for a in hub[0]["affected"]} >= {"table:maxcompute:p.out"}
+
+
+def test_a_report_delivered_three_hours_later_is_the_same_change(warehouse):
+    """Real DataHub delivers hours after ActionTrail (issue 68): one change, counted once."""
+    doc = cli("blast-radius", "--warehouse", warehouse, "--engine", "local", "--json")
+    late = [c for c in doc["changes"] if c["entity_id"] == "table:maxcompute:p.late"]
+    assert [c["kind"] for c in late] == ["schema_change"]
+    assert sorted(r["source"] for r in late[0]["reported_by"]) == ["datahub", "maxcompute"]
 
 
 def test_impact_finds_the_change_by_either_reports_id(warehouse):

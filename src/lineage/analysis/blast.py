@@ -12,7 +12,8 @@ Each change reaches people its own way (``lineage.analysis.rules.CHANGE_EFFECTS`
 ``lineage.analysis.effects``): only a *break* walks downstream; an *exposure* reaches the
 principals who gain access (or the tables a sensitive tag spreads to), a *restriction* the
 principals who lose it and the jobs they run that read the data (*may fail*, and downstream of
-them), a *notice* the old and new owners.
+them), a *notice* the old and new owners (and, for data removed, its recent readers). A data
+write (a partition added, an insert) is no Change at all (``rules.OPERATIONS``).
 
 **Impact score** = ``factor * sum(LABEL_WEIGHT[label] * importance / distance)`` over the
 affected vertices (summed exactly: ``lineage.analysis.exact``), where ``factor`` is

@@ -12,7 +12,9 @@ functions here, so both engines give one answer:
   the grantees named); then the nodes and jobs those users run (``RUNS``) that read the data
   (the entity, or what a role grants) within ``lookback``: they *may fail*, and blast radius walks
   downstream of them as a break.
-* **notifies**: the owners one instant before (old) and as of the change (new).
+* **notifies**: the owners one instant before (old) and as of the change (new); for data removed
+  (a dropped partition, a truncate) also the definitions that read it within ``lookback``, for a
+  lifecycle change those of them reading it for longer than the new lifecycle (``ChangeEffect.tells``).
 * **breaks**: nothing here; blast radius walks ``IMPACT_RULES`` from the entity.
 
 A permission change opened access when the graph shows a path gained, closed it when it shows
@@ -39,8 +41,10 @@ from lineage.analysis.rules import (
     EFFECT_BY_KIND,
     EXPOSES,
     FORWARD,
+    LONG_READERS,
     NOTIFIES,
     OWNER_RULES,
+    OWNERS,
     RESTRICT_WORDS,
     RESTRICTS,
     RUNNABLE_LABELS,
@@ -51,6 +55,7 @@ from lineage.analysis.rules import (
 )
 from lineage.analysis.sensitivity import Sensitivity
 from lineage.graph.asof import instant
+from lineage.ids import is_run
 
 LOOKBACK = timedelta(days=7)
 """A node or job read the data recently enough to run again if it read it in this window before
@@ -77,6 +82,21 @@ def base_effect(kind: str) -> str:
     """The table's effect of a kind (ACCESS and TAGGING still to decide per change)."""
     found = EFFECT_BY_KIND.get(kind)
     return found.effect if found else DEFAULT_EFFECT
+
+
+def tells(kind: str) -> str:
+    """Whom a notice of this kind tells besides the owners (``rules.ChangeEffect.tells``)."""
+    found = EFFECT_BY_KIND.get(kind)
+    return found.tells if found else OWNERS
+
+
+def lifecycle_days(change: Mapping[str, Any]) -> int | None:
+    """The new lifecycle in days, when the change says it (``lifecycle``); ActionTrail's
+    ``ALTER_TABLE_CHANGE_LIFECYCLE`` does not, and then every recent reader is told."""
+    try:
+        return int(props(change).get("lifecycle") or "")
+    except ValueError:
+        return None
 
 
 def props(change: Mapping[str, Any]) -> dict[str, str]:
@@ -200,6 +220,7 @@ def plan(changes: Sequence[Mapping[str, Any]], graph: Neighbourhood, *, lookback
             continue
         paths = {**told[n + len(owners)], **told[n]}
         plans[i] = Plan(NOTIFIES, tuple(_affected(paths, labels)))
+    _readers(graph, changes, plans, before, lookback)
     for n, i in enumerate(spread):
         tables = {v: p for v, p in derived[n].items() if labels.get(v) == "Table"}
         plans[i] = Plan(EXPOSES, tuple(_affected(tables, labels)), sensitive=True)
@@ -290,6 +311,35 @@ def _failing(graph: Neighbourhood, changes: Sequence[Mapping[str, Any]], plans: 
             jobs = _affected(paths, labels, may_fail=True)
             plans[i] = replace(plans[i], seeds=tuple(sorted((*plans[i].seeds, *jobs), key=lambda a: (a.distance, a.id))),
                                walk=tuple(sorted(paths)), failing=tuple(sorted(paths)))
+
+
+def _readers(graph: Neighbourhood, changes: Sequence[Mapping[str, Any]], plans: dict[int, Plan],
+             before: Sequence[int | None], lookback: timedelta) -> None:
+    """Add to each notice that tells readers (data removed, a lifecycle shortened) the definitions
+    that read the entity within ``lookback`` before it and still exist then (a run happened once:
+    its node reads too). A lifecycle change of ``n`` days tells only those reading it for longer
+    than ``n`` days: their reads may reach data the new lifecycle reclaims."""
+    from dataclasses import replace
+
+    telling = [i for i, p in plans.items() if p.effect == NOTIFIES and tells(changes[i]["kind"]) != OWNERS]
+    if not telling:
+        return
+    rows = [s for s in graph.edge_rows({changes[i]["entity_id"] for i in telling}, [READS], by="dst")
+            if not is_run(s.src)]
+    labels = graph.vertex_labels({s.src for s in rows})
+    spans = graph.vertex_spans({s.src for s in rows})
+    window = int(lookback.total_seconds() * 1_000_000)
+    for i in telling:
+        moment, entity = before[i], changes[i]["entity_id"]
+        days = lifecycle_days(changes[i]) if tells(changes[i]["kind"]) == LONG_READERS else None
+        reach = None if moment is None or days is None else moment - days * 86_400_000_000
+        readers = {s.src for s in rows if s.dst == entity and s.src != entity and _read_recently(s, moment, window)
+                   and (reach is None or s.start <= reach)
+                   and (moment is None or any(a <= moment < b for a, b in spans.get(s.src, ())))}
+        found = {a.id: a for a in plans[i].seeds}
+        for reader in sorted(readers - set(found)):
+            found[reader] = Affected(reader, labels.get(reader), 1, (entity, reader), False)  # type: ignore[arg-type]
+        plans[i] = replace(plans[i], seeds=tuple(sorted(found.values(), key=lambda a: (a.distance, a.id))))
 
 
 def _read_recently(step: Step, moment: int | None, window: int) -> bool:

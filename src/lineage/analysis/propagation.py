@@ -30,8 +30,8 @@ label grant on an origin) is below the level.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lineage import ids
@@ -214,12 +214,14 @@ class Exposure:
     privileges: tuple[str, ...]
     kinds: tuple[str, ...]
     columns: tuple[str, ...] = ()  # the table's columns carrying the mark (none: the whole table)
+    marks: tuple[str, ...] = ()  # the names of every mark (tag or label) reached on the table; ``tag`` is the first
 
     def to_json(self) -> dict[str, Any]:
         return {"principal": self.principal, "principal_label": self.principal_label, "table": self.table,
                 "tag": self.tag, "name": self.name, "level": self.level, "origin": self.origin,
                 "origins": list(self.origins), "path": list(self.path), "access_path": list(self.access_path),
-                "privileges": list(self.privileges), "kinds": list(self.kinds), "columns": list(self.columns)}
+                "privileges": list(self.privileges), "kinds": list(self.kinds), "columns": list(self.columns),
+                "marks": list(self.marks or (self.name,))}
 
 
 def _cleared(snap: Snapshot, principal: str, item: Propagated, at_origins: list[dict[str, Principal]]) -> bool:
@@ -252,7 +254,21 @@ def exposure_at(
                 found.append(Exposure(pid, principal.label, item.table, item.tag, item.name, item.level, item.path[0],
                                       item.origins, item.path, principal.paths[0], principal.privileges,
                                       principal.kinds, item.columns))
-    return sorted(found, key=lambda e: (e.principal, e.table, e.tag))
+    return by_pair(found)
+
+
+def by_pair(found: Iterable[Exposure]) -> list[Exposure]:
+    """One exposure per (principal, table), its marks listed inside (``marks``): a table carrying
+    PII both as a tag and as a label exposes its reader once. The first mark (by tag) names it;
+    the columns are all those any mark is on."""
+    pairs: dict[tuple[str, str], list[Exposure]] = {}
+    for e in sorted(found, key=lambda e: (e.principal, e.table, e.tag)):
+        pairs.setdefault((e.principal, e.table), []).append(e)
+    out = []
+    for rows in pairs.values():
+        columns = tuple(sorted({c for e in rows for c in e.columns})) if all(e.columns for e in rows) else ()
+        out.append(replace(rows[0], columns=columns, marks=tuple(e.name for e in rows)))
+    return out
 
 
 def columns_read(edges: Any) -> dict[str, set[str]]:

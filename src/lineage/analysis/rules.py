@@ -55,10 +55,18 @@ UPSTREAM_RULES: tuple[ImpactRule, ...] = (
 BREAKS = "breaks"  # downstream along the data flow (IMPACT_RULES), as a broken table or node would
 EXPOSES = "exposes"  # principals gain a path to the data; a sensitive tag spreads to derived tables
 RESTRICTS = "restricts"  # principals lose access; the jobs they run that read the data may fail
-NOTIFIES = "notifies"  # people to tell (old and new owners), nothing further
+NOTIFIES = "notifies"  # people to tell (owners; for data removed, its recent readers), nothing further
 EFFECTS = (BREAKS, EXPOSES, RESTRICTS, NOTIFIES)
+WRITE = "write"
+"""Not a change: data written (a partition added, an insert, an overwrite, an upload). It updates
+when the table was last written (a WRITES/UPLOADED edge) and makes no Change record."""
 ACCESS = "access"  # exposes or restricts: decided per change by what it did (opened or closed access)
 TAGGING = "tagging"  # exposes when a sensitive tag is added, otherwise notifies
+
+
+OWNERS = "owners"  # a notice tells the entity's owners (one instant before and as of the change)
+READERS = "readers"  # ... and the definitions (nodes, jobs) that read the data within the lookback
+LONG_READERS = "long_readers"  # ... and those readers whose reads reach back further than a new lifecycle
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,7 @@ class ChangeEffect:
     kind: str
     effect: str  # one of EFFECTS, or ACCESS / TAGGING (decided per change)
     why: str
+    tells: str = OWNERS  # a notice's people: OWNERS, READERS or LONG_READERS
 
 
 CHANGE_EFFECTS: tuple[ChangeEffect, ...] = (
@@ -90,9 +99,52 @@ CHANGE_EFFECTS: tuple[ChangeEffect, ...] = (
     ChangeEffect("create", NOTIFIES, "nothing reads a new asset yet"),
     ChangeEffect("node_create", NOTIFIES, "a new node is not deployed yet"),
     ChangeEffect("node_unfreeze", NOTIFIES, "the node resumes as it was"),
+    ChangeEffect("partition_drop", NOTIFIES, "rows are gone, the schema is not: who read them lately and the "
+                 "owners must know; a reader of the dropped partition finds it empty, it does not fail", READERS),
+    ChangeEffect("truncate", NOTIFIES, "every row is gone, the schema is not: as a dropped partition", READERS),
+    ChangeEffect("partition_change", NOTIFIES, "a partition renamed or altered: its rows move, the schema stays",
+                 READERS),
+    ChangeEffect("lifecycle_change", NOTIFIES, "older partitions will be reclaimed: the owners, and readers "
+                 "reaching further back than the new lifecycle, must know", LONG_READERS),
 )
 EFFECT_BY_KIND: dict[str, ChangeEffect] = {e.kind: e for e in CHANGE_EFFECTS}
 DEFAULT_EFFECT = NOTIFIES  # a kind not listed: tell the owners, walk nothing
+
+
+@dataclass(frozen=True)
+class Operation:
+    """A source's word for what it did to a table (MaxCompute's ``OperationText`` of ``ChangeTable``
+    and ``ChangeTableData``, seed 002) and what it is: a Change ``kind`` of :data:`CHANGE_EFFECTS`,
+    or :data:`WRITE` (no Change: the table was written)."""
+
+    operation: str
+    kind: str
+    why: str
+
+
+OPERATIONS: tuple[Operation, ...] = (
+    Operation("ADD_PARTITION", WRITE, "a job or a Tunnel upload writing a new partition (logged for every one)"),
+    Operation("INSERT_TABLE", WRITE, "rows appended"),
+    Operation("INSERT_PARTITION", WRITE, "rows appended to a partition"),
+    Operation("INSERT_OVERWRITE_TABLE", WRITE, "the table's rows replaced by a job's: its readers read the new ones"),
+    Operation("INSERT_OVERWRITE_PARTITION", WRITE, "a partition's rows replaced"),
+    Operation("DATA_INGESTION", WRITE, "a Tunnel upload (the seed's sample)"),
+    Operation("TRUNCATE_TABLE", "truncate", "every row removed"),
+    Operation("ALTER_TABLE_DROP_PARTITION", "partition_drop", "a partition's rows removed"),
+    Operation("ALTER_PARTITION", "partition_change", "a partition renamed or its properties altered"),
+    Operation("ALTER_TABLE_CHANGE_LIFECYCLE", "lifecycle_change", "the table's retention changed"),
+    Operation("ALTER_TABLE_ADD_COLUMNS", "schema_change", "columns added"),
+    Operation("ALTER_TABLE_RENAME", "schema_change", "the table renamed: readers by the old name fail"),
+)
+"""Kind of each operation word: the one place a data operation is told apart from a change."""
+OPERATION_KIND: dict[str, str] = {o.operation: o.kind for o in OPERATIONS}
+
+
+def operation_kind(operation: str | None, default: str) -> str:
+    """The kind (or :data:`WRITE`) of a source's operation word; ``default`` for a word not listed
+    (``ChangeTable``: a schema change, the safe side; ``ChangeTableData``: a write)."""
+    return OPERATION_KIND.get((operation or "").strip().upper(), default)
+
 
 ACCESS_RULES: tuple[ImpactRule, ...] = (
     ImpactRule("CAN_ACCESS", BACKWARD, "principals (users, roles) granted the data"),

@@ -265,11 +265,12 @@ def exposure(warehouse: Path, as_of: str | None, tags: tuple[str, ...], as_json:
         return
     out = console()
     table = Table(title="exposure: sensitive data reached through lineage, not cleared at the source")
-    for column in ("principal", "table", "columns", "tag", "origin", "lineage path", "access path"):
+    for column in ("principal", "table", "columns", "marks", "origin", "lineage path", "access path"):
         table.add_column(column, overflow="fold")
-    for e in found:  # columns: those the tag's values reach (a column tag), else the whole table
+    for e in found:  # one row per (principal, table); columns: those the marks' values reach, else the whole table
         columns = ", ".join(c.rpartition(".")[2] for c in e.columns) or "(whole table)"
-        table.add_row(*(terminal(cell, CELL_LIMIT) for cell in (e.principal, e.table, columns, e.name, e.origin,
+        marks = ", ".join(e.marks or (e.name,))
+        table.add_row(*(terminal(cell, CELL_LIMIT) for cell in (e.principal, e.table, columns, marks, e.origin,
                                                                  " -> ".join(e.path), " -> ".join(e.access_path))))
     out.print(table)
     out.print(f"{len(found)} exposure(s)", markup=False)

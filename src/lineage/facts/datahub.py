@@ -362,11 +362,9 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
             *_per_label(("Table",), op=edge_op, rel="HAS_COLUMN", dst="Column", fn=column_edge,
                         extra=("field_path", "nullable"), note=_SCHEMA_NOTE),
             *_per_label(("Column",), op=vertex_op, fn=column_vertex, extra=("name", "nullable"), note=_SCHEMA_NOTE),
-            *_per_label(("Table",), op="change", rel="schema_change", fn=schema_changed,
-                        extra=("operation", "field_path"), note="the table of entityUrn"),
-            *(_per_label(("Table",), op="change", rel="field_removal", fn=schema_changed,
-                         extra=("operation", "field_path"), note="the table of entityUrn")
-              if operation == "REMOVE" else ()),
+            # one event, one change: a field removed is a field_removal, not also a schema_change
+            *_per_label(("Table",), op="change", rel="field_removal" if operation == "REMOVE" else "schema_change",
+                        fn=schema_changed, extra=("operation", "field_path"), note="the table of entityUrn"),
         )
         # MODIFY is not in the seed (generic model): a field whose type/nullability changed
         for operation, edge_op, vertex_op in (("ADD", "assert", "assert"), ("REMOVE", "retract", "retract"),

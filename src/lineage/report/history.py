@@ -23,8 +23,9 @@ from lineage.graph.api import to_time
 from lineage.report.window import Window
 from lineage.store.warehouse import Warehouse
 
-VERSION = 1
-"""Bump when a figure's definition changes: every kept window is then computed again."""
+VERSION = 2
+"""Bump when a figure's definition changes: every kept window is then computed again (2: grants
+opened, revoked and expired count (principal, object) pairs, issue 68)."""
 FOLDER = "report_history"
 
 

@@ -151,6 +151,7 @@ class Exposure(_Model):
     table: str
     tag: str
     origin: str
+    marks: list[str] = []  # every mark's name on the table: one exposure per (principal, table)
 
 
 class Access(_Model):

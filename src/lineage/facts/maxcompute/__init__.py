@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from lineage.analysis.rules import OPERATIONS, WRITE
 from lineage.facts.core import Emit
 from lineage.facts.maxcompute import columns
 from lineage.facts.maxcompute.helpers import (
@@ -43,6 +44,8 @@ from lineage.facts.maxcompute.helpers import (
     role_vertex,
     table_change,
     table_data_via,
+    table_operation,
+    table_written,
     table_in_project,
     table_label_change,
     table_label_clear,
@@ -128,6 +131,26 @@ _COLUMN_ROWS = (  # a finished SQL job's columns (lineage.facts.maxcompute.colum
               "columns has none here: the build resolves it with the graph's (lineage.graph.resolve)",
          extra=("pairs", "definition")),
 )
+
+def _operation_rows(default: str) -> tuple[Emit, ...]:
+    """A ChangeTable / ChangeTableData by its OperationText (``lineage.analysis.rules.OPERATIONS``; a
+    word not listed is ``default``): a write asserts who wrote the table, anything else is a Change
+    of its kind on the table."""
+    kinds = sorted({o.kind for o in OPERATIONS if o.kind != WRITE} | ({default} - {WRITE}))
+    words = {k: ", ".join(o.operation for o in OPERATIONS if o.kind == k) for k in (*kinds, WRITE)}
+    unlisted = "; any other word" if default == WRITE else ""
+    return (
+        Emit(op="assert", src="Job", rel="WRITES", dst="Table", fn=partial(table_written, source="INSTANCE", default=default),
+             note=f"a write ({words[WRITE]}{unlisted}), Source INSTANCE: job:maxcompute:<CorrelationId> -> "
+                  "ProjectName.TableName; no Change", extra=("operation", "correlation_id")),
+        Emit(op="assert", src="User", rel="UPLOADED", dst="Table", fn=partial(table_written, source="TUNNEL", default=default),
+             note="a write, Source TUNNEL: actor -> ProjectName.TableName; no Change", extra=("operation", "correlation_id")),
+        *(Emit(op="change", src="Table", rel=kind, fn=partial(table_operation, kind=kind, default=default),
+               note=f"ProjectName.TableName; OperationText {words[kind]}{'; any other word' if kind == default else ''}",
+               extra=("operation", "correlation_id", "source"))
+          for kind in kinds),
+    )
+
 
 MAPPING: dict[str, tuple[Emit, ...]] = {
     # jobs
@@ -215,9 +238,7 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
     ),
     "ChangeTable": (
         Emit(op="observe", src="Table", fn=table_vertex, note="ProjectName.TableName", extra=("name", "project", "operation")),
-        Emit(op="change", src="Table", rel="schema_change", fn=table_change,
-             note="ProjectName.TableName; operation = OperationText (ADD_PARTITION, ALTER_TABLE_RENAME, ...)",
-             extra=("operation", "correlation_id", "source")),
+        *_operation_rows("schema_change"),
     ),
     "DropTable": (
         Emit(op="retract", src="Table", rel="HAS_COLUMN", dst="Column", fn=columns.table_dropped,
@@ -240,11 +261,7 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
     ),
     "ChangeTableData": (
         Emit(op="observe", src="Table", fn=table_vertex, note="ProjectName.TableName", extra=("name", "project", "operation")),
-        Emit(op="assert", src="Job", rel="WRITES", dst="Table", fn=partial(table_data_via, source="INSTANCE"),
-             note="Source INSTANCE: job:maxcompute:<CorrelationId> -> ProjectName.TableName",
-             extra=("operation", "correlation_id")),
-        Emit(op="assert", src="User", rel="UPLOADED", dst="Table", fn=partial(table_data_via, source="TUNNEL"),
-             note="Source TUNNEL: actor -> ProjectName.TableName", extra=("operation", "correlation_id")),
+        *_operation_rows(WRITE),
     ),
     # privileges
     "GrantRole": _role_grant_rows("assert"),

@@ -14,6 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from lineage import ids
+from lineage.analysis.rules import WRITE, operation_kind
 from lineage.events.base import ParsedEvent
 from lineage.facts.core import Out
 from lineage.sql import lineage as sql_lineage
@@ -330,6 +331,20 @@ def table_change(event: ParsedEvent) -> Iterator[Out]:
     data = _data(event)
     yield Out(_table_id(event), props={"operation": data.operation_text, "correlation_id": data.correlation_id,
                                      "source": data.source})
+
+
+def table_operation(event: ParsedEvent, kind: str, default: str) -> Iterator[Out]:
+    """The table's Change, when its OperationText is of ``kind`` (``rules.OPERATIONS``; a word not
+    listed is ``default``): one Emit row per kind, so each kind is a row of the mapping."""
+    if operation_kind(_data(event).operation_text, default) == kind:
+        yield from table_change(event)
+
+
+def table_written(event: ParsedEvent, source: str, default: str) -> Iterator[Out]:
+    """:func:`table_data_via` of an operation that is a write (``rules.OPERATIONS``): data written
+    is not a change, it only says when the table was last written."""
+    if operation_kind(_data(event).operation_text, default) == WRITE:
+        yield from table_data_via(event, source)
 
 
 def table_data_via(event: ParsedEvent, source: str) -> Iterator[Out]:
