@@ -1,0 +1,63 @@
+"""Identities the platform itself ties together: one person without an alias file.
+
+An event that names an Aliyun uid with a MaxCompute account name beside it (ActionTrail's
+``userIdentity``: ``principalId`` and ``userName``; DataWorks' ``granteeId`` and
+``granteeName: RAM$corp:dev``) says that ``user:maxcompute:<account>`` is that uid. Every such
+account id is merged into its uid, as an alias file line would merge it. Ids are lower-cased, so
+``RAM$corp:dev`` and ``ram$corp:dev`` are one account already. An account the events give to two
+uids is left alone (the platform contradicts itself: ``lineage people --suggest-aliases`` lists
+it for a person to decide). The alias file wins over a tie, and a tie that would close a cycle
+with the file's lines is dropped.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+
+from lineage import ids
+
+ACCOUNT = r"(?i)^(ram|aliyun)\$[^*]+$"
+"""A name that is a MaxCompute account (``RAM$<account>:<user>``, ``ALIYUN$<email>``), unmasked."""
+
+
+def tied_pairs(facts: DataFrame) -> list[tuple[str, str]]:
+    """(account id, uid id) of every account name a fact gives an Aliyun uid, sorted: people-sized."""
+    named = facts.where(
+        ~F.col("failed") & F.col("op").isin("assert", "observe") & F.col("relationship").isNull()
+        & (F.col("src_label") == "User") & F.col("src_id").startswith("user:aliyun:")
+        & F.trim(F.col("properties")["name"]).rlike(ACCOUNT)
+    ).select(F.lower(F.trim(F.col("properties")["name"])).alias("account"), F.col("src_id").alias("uid")).distinct()
+    return sorted((ids.maxcompute_user(r["account"]), r["uid"]) for r in named.collect())
+
+
+def ties(pairs: list[tuple[str, str]]) -> dict[str, str]:
+    """account id -> uid id, for the accounts given to exactly one uid."""
+    uids: dict[str, set[str]] = defaultdict(set)
+    for account, uid in pairs:
+        uids[account].add(uid)
+    return {account: next(iter(found)) for account, found in sorted(uids.items()) if len(found) == 1}
+
+
+def contested(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
+    """account id -> its uids, for the accounts the events give to several uids (not merged)."""
+    uids: dict[str, set[str]] = defaultdict(set)
+    for account, uid in pairs:
+        uids[account].add(uid)
+    return {account: sorted(found) for account, found in sorted(uids.items()) if len(found) > 1}
+
+
+def combined(file_mapping: dict[str, str], tied: dict[str, str]) -> dict[str, str]:
+    """The alias table the fold applies: the file's (resolved) lines, then every tie the file does
+    not already decide, chains resolved through the file (a tie to a uid the file merges elsewhere
+    ends there); a tie whose end comes back to its account is dropped."""
+    out = dict(file_mapping)
+    for account, uid in tied.items():
+        if account in out:
+            continue
+        end = out.get(uid, uid)
+        if end != account:
+            out[account] = end
+    return out
