@@ -302,7 +302,8 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     file_mapping = alias_mapping(aliases, wh)
     tied = identities.ties(identities.tied_pairs(facts))  # people-sized: collected
     alias_df, alias_count = mapping_frame(spark, identities.combined(file_mapping, tied)), len(file_mapping)
-    alias_key, tied_key, now = incremental.aliases_hash(file_mapping), incremental.aliases_hash(tied), graph_version()
+    undecided = {a: c for a, c in tied.items() if a not in file_mapping}  # what the ties add to the file
+    alias_key, tied_key, now = incremental.aliases_hash(file_mapping), incremental.aliases_hash(undecided), graph_version()
     reason = incremental.why_full(manifest, files, now, alias_key, reextract, full, tied_key)
     if reason is None:
         reason = incremental.unreadable(old)

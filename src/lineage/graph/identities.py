@@ -24,13 +24,18 @@ ACCOUNT = r"(?i)^(ram|aliyun)\$[^*]+$"
 
 
 def tied_pairs(facts: DataFrame) -> list[tuple[str, str]]:
-    """(account id, uid id) of every account name a fact gives an Aliyun uid, sorted: people-sized."""
+    """(account id, uid id) of every account name a fact gives an Aliyun uid, of the accounts some
+    fact names (src, dst or actor: the others merge nothing), sorted: people-sized."""
+    prefix = ids.maxcompute_user("")
     named = facts.where(
         ~F.col("failed") & F.col("op").isin("assert", "observe") & F.col("relationship").isNull()
         & (F.col("src_label") == "User") & F.col("src_id").startswith("user:aliyun:")
         & F.trim(F.col("properties")["name"]).rlike(ACCOUNT)
-    ).select(F.lower(F.trim(F.col("properties")["name"])).alias("account"), F.col("src_id").alias("uid")).distinct()
-    return sorted((ids.maxcompute_user(r["account"]), r["uid"]) for r in named.collect())
+    ).select(F.concat(F.lit(prefix), F.lower(F.trim(F.col("properties")["name"]))).alias("account"),
+             F.col("src_id").alias("uid")).distinct()
+    accounts = facts.select(F.explode(F.array("src_id", "dst_id", "actor")).alias("account")).where(
+        F.col("account").startswith(prefix)).distinct()
+    return sorted((r["account"], r["uid"]) for r in named.join(accounts, "account").collect())
 
 
 def ties(pairs: list[tuple[str, str]]) -> dict[str, str]:
