@@ -151,3 +151,19 @@ def test_a_name_shared_within_one_platform_proposes_nothing():
         ("user:datahub:wei", "user:aliyun:1"): ("same user name 'wei'",),
         ("user:dataphin:7", "user:aliyun:2"): ("same display name 'wei zhang'",),
     }
+
+
+def test_an_account_given_to_two_uids_is_not_merged_and_the_file_wins():
+    from lineage.graph.identities import combined, ties
+
+    pairs = [("user:maxcompute:ram$c:a", "user:aliyun:1"), ("user:maxcompute:ram$c:b", "user:aliyun:2"),
+             ("user:maxcompute:ram$c:b", "user:aliyun:3"), ("user:maxcompute:ram$c:d", "user:aliyun:4")]
+    assert ties(pairs) == {"user:maxcompute:ram$c:a": "user:aliyun:1", "user:maxcompute:ram$c:d": "user:aliyun:4"}
+    file = {"user:maxcompute:ram$c:d": "user:aliyun:9",  # the file says otherwise: it wins
+            "user:aliyun:1": "user:aliyun:7",  # the tie's uid is merged on: the tie ends there too
+            "user:aliyun:4": "user:maxcompute:ram$c:a"}
+    assert combined(file, ties(pairs)) == {**file, "user:maxcompute:ram$c:a": "user:aliyun:7",
+                                           "user:aliyun:4": "user:aliyun:7"}  # chains resolved
+    assert combined({"user:aliyun:1": "user:maxcompute:ram$c:a"}, ties(pairs)) == {
+        "user:aliyun:1": "user:maxcompute:ram$c:a",
+        "user:maxcompute:ram$c:d": "user:aliyun:4"}  # the tie closing a cycle with the file is dropped

@@ -5,8 +5,8 @@ An event that names an Aliyun uid with a MaxCompute account name beside it (Acti
 ``granteeName: RAM$corp:dev``) says that ``user:maxcompute:<account>`` is that uid. Every such
 account id is merged into its uid, as an alias file line would merge it. Ids are lower-cased, so
 ``RAM$corp:dev`` and ``ram$corp:dev`` are one account already. An account the events give to two
-uids is left alone (the platform contradicts itself: ``lineage people --suggest-aliases`` lists
-it for a person to decide). The alias file wins over a tie, and a tie that would close a cycle
+uids is left alone (the platform contradicts itself): it stays an id of its own, for the alias
+file to decide. The alias file wins over a tie, and a tie that would close a cycle
 with the file's lines is dropped.
 """
 
@@ -46,23 +46,22 @@ def ties(pairs: list[tuple[str, str]]) -> dict[str, str]:
     return {account: next(iter(found)) for account, found in sorted(uids.items()) if len(found) == 1}
 
 
-def contested(pairs: list[tuple[str, str]]) -> dict[str, list[str]]:
-    """account id -> its uids, for the accounts the events give to several uids (not merged)."""
-    uids: dict[str, set[str]] = defaultdict(set)
-    for account, uid in pairs:
-        uids[account].add(uid)
-    return {account: sorted(found) for account, found in sorted(uids.items()) if len(found) > 1}
-
-
 def combined(file_mapping: dict[str, str], tied: dict[str, str]) -> dict[str, str]:
     """The alias table the fold applies: the file's (resolved) lines, then every tie the file does
-    not already decide, chains resolved through the file (a tie to a uid the file merges elsewhere
-    ends there); a tie whose end comes back to its account is dropped."""
+    not already decide, every id resolved to its end (a tie to a uid the file merges elsewhere
+    ends there; a file line ending at a tied account ends at its uid); a tie whose end comes back
+    to its account is dropped. A tie points at an end (no alias of its own): no cycle can form."""
     out = dict(file_mapping)
     for account, uid in tied.items():
         if account in out:
             continue
-        end = out.get(uid, uid)
+        end = _end(uid, out)
         if end != account:
             out[account] = end
-    return out
+    return {alias: _end(canonical, out) for alias, canonical in out.items()}
+
+
+def _end(vertex: str, mapping: dict[str, str]) -> str:
+    while vertex in mapping:
+        vertex = mapping[vertex]
+    return vertex
