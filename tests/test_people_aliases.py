@@ -167,3 +167,17 @@ def test_an_account_given_to_two_uids_is_not_merged_and_the_file_wins():
     assert combined({"user:aliyun:1": "user:maxcompute:ram$c:a"}, ties(pairs)) == {
         "user:aliyun:1": "user:maxcompute:ram$c:a",
         "user:maxcompute:ram$c:d": "user:aliyun:4"}  # the tie closing a cycle with the file is dropped
+
+
+def test_the_proposals_file_keeps_event_text_on_its_own_lines(tmp_path):
+    """A name or id with a line break or a comma cannot add a line of its own to aliases.csv."""
+    from lineage.analysis.suggest_aliases import render
+
+    people = [_person("user:aliyun:1", "wei\nuser:datahub:x,user:aliyun:9", "wei"),
+              _person("user:datahub:wei", keys=("wei",)),
+              _person("user:aliyun:2", "ann"), _person("user:datahub:ann\n", keys=("ann\n",))]
+    text = render(suggest(people), ["alias,canonical", "user:datahub:z,user:aliyun:1"])
+    (tmp_path / "aliases.csv").write_text(text)
+    assert read_aliases(tmp_path / "aliases.csv") == {"user:datahub:z": "user:aliyun:1",
+                                                      "user:datahub:wei": "user:aliyun:1"}
+    assert all(line.startswith(("#", "alias,", "user:")) for line in text.splitlines())

@@ -172,5 +172,8 @@ def render(proposals: list[Proposal], existing: Iterable[str] = (), source: str 
     for p in proposals:
         lines.append(f"# {visible(p.alias.name)} ({visible(p.alias.id)}) is {visible(p.canonical.name)} "
                      f"({visible(p.canonical.id)}): {visible('; '.join(p.evidence))}")
+        if visible(p.alias.id) != p.alias.id or visible(p.canonical.id) != p.canonical.id:
+            lines.append("# not written as a line: an id holds a control character (write it by hand)")
+            continue
         lines.append(f"{_field(p.alias.id)},{_field(p.canonical.id)}")
     return "\n".join(lines) + "\n"
