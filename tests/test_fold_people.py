@@ -1,5 +1,6 @@
 """A person's display name (issue 28): every name events give a person is kept on the vertex, and
-one rule picks ``name``: an account or login over a numeric uid, then the most recently given.
+one rule picks ``name``: a login over an account spelling over a numeric uid, then the most
+recently given.
 
 Folded alone (``fold_one``): the names come from the text of the ids, which batching prefixes."""
 
@@ -79,9 +80,10 @@ def test_a_name_is_kept_as_the_event_wrote_it_over_its_lower_cased_id_key(people
     assert names(people[DAVE]) == ["RAM$Dave@x.example:sub"]
 
 
-def test_a_merged_person_is_named_by_the_most_recent_name_of_any_of_their_ids(people):
-    assert people[EVE]["name"] == "RAM$eve@x.example:sub"
-    assert names(people[EVE]) == ["RAM$eve@x.example:sub", "eve"]
+def test_a_merged_person_is_named_by_a_login_over_a_later_account_spelling(people):
+    """Issue 69: the corpuser ``eve`` reads better than ``RAM$eve@x.example:sub``, given later."""
+    assert people[EVE]["name"] == "eve"
+    assert names(people[EVE]) == ["eve", "RAM$eve@x.example:sub"]
     assert json.loads(people[EVE]["properties"]["aliases"]) == [
         "1100000000000002", "eve", "ram$eve@x.example:sub"]  # what the name resolver answers to
 

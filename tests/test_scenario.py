@@ -209,8 +209,9 @@ def test_merged_people_are_named_by_their_most_readable_name(built):
     # aliases.csv: 2001 = aliyun$owner@corp.example = urn:li:corpuser:owner; 2002 = the RAM analyst
     assert by_id[OWNER]["name"] == "owner"
     assert json.loads(by_id[OWNER]["properties"]["aliases"]) == ["2001", "aliyun$owner@corp.example", "owner"]
-    # the MaxCompute events name the analyst by the account as written (RAM$...), the alias id lower-cased
-    assert by_id[ANALYST]["name"] == "RAM$analyst@corp.example:sub"
+    # an approval gives the analyst the login `analyst`: it names them over the account the MaxCompute
+    # events write (RAM$..., issue 69), the alias id lower-cased
+    assert by_id[ANALYST]["name"] == "analyst"
     assert json.loads(by_id[ANALYST]["properties"]["aliases"]) == [
         "2002", "RAM$analyst@corp.example:sub", "ram$analyst@corp.example:sub"]
     assert "aliases" not in by_id[CAROL]["properties"]  # not merged: named as before

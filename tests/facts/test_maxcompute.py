@@ -120,6 +120,19 @@ def test_actor_is_the_maxcompute_account_else_the_principal_id() -> None:
     assert {f["actor"] for f in facts(named)} == {"user:maxcompute:aliyun$bob@x.com"}
 
 
+def test_the_requesters_uid_is_named_by_the_account_beside_it() -> None:
+    """ActionTrail ties the uid and the account: the uid is observed with the account as its name
+    (what ``graph.identities`` merges by); a masked uid or name ties nothing."""
+    doc = event("CreateTable", {"TableName": "t", "ProjectName": "p"},
+                userIdentity={"principalId": "1102105053765170", "type": "ram-user", "userName": "RAM$corp:Wei"})
+    [tie] = [f for f in facts(doc) if f["src_id"].startswith("user:aliyun:")]
+    assert (tie["op"], tie["src_id"], tie["properties"]) == ("observe", "user:aliyun:1102105053765170", {"name": "RAM$corp:Wei"})
+    assert tie["actor"] == "user:maxcompute:ram$corp:wei"
+    masked = [event("CreateTable", {"TableName": "t", "ProjectName": "p"}, userIdentity=who) for who in (
+        {"principalId": "10095174****", "userName": "RAM$corp:wei"}, {"principalId": "11", "userName": "RAM$******"})]
+    assert not [f for d in masked for f in facts(d) if f["src_id"].startswith("user:aliyun:")]
+
+
 def test_the_seed_example_event_failed_so_it_only_observes() -> None:
     # errorCode ODPS-10000 and Status Failed: the job submission changed nothing.
     found = facts(fixture("common", "example_event.json"))

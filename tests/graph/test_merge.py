@@ -27,7 +27,7 @@ def _rows(frame) -> dict[str, dict]:
 def test_merged_vertices_equal_the_fold_of_all_their_facts(spark, generated):
     wh = Warehouse.at(generated.warehouse)
     facts = resolve.current(spark.read.parquet(str(wh.facts)))
-    aliases, _count = aliases_frame(spark, None, wh)
+    aliases, _count = aliases_frame(spark, None, wh, facts)
     texts = _read_texts(spark, wh.pairs_texts)
     times = sorted(r[0] for r in facts.select("event_time").distinct().collect() if r[0] is not None)
     cut = times[len(times) * 2 // 3]  # the first two thirds of the platform's time folded, then the rest merged
@@ -75,7 +75,7 @@ def test_extended_edges_equal_the_fold_of_all_their_facts(spark, generated):
 
     wh = Warehouse.at(generated.warehouse)
     facts = resolve.current(spark.read.parquet(str(wh.facts)))
-    aliases, _count = aliases_frame(spark, None, wh)
+    aliases, _count = aliases_frame(spark, None, wh, facts)
     texts = _read_texts(spark, wh.pairs_texts)
     times = sorted(r[0] for r in facts.select("event_time").distinct().collect() if r[0] is not None)
     cut = times[len(times) * 2 // 3]

@@ -29,6 +29,7 @@ from lineage.cli.columns import INDIRECT, columns_first
 from lineage.cli.export import export_group
 from lineage.cli.hygiene import hygiene as hygiene_command
 from lineage.cli.inspect import COMMANDS as INSPECT_COMMANDS, print_json, resolving
+from lineage.cli.people import people_command
 from lineage.cli.why import why_command
 from lineage.cli.answers import (ENGINE_CHOICE, FORMAT_CHOICE, change_ids_first, print_access, print_answer, print_blast, traversal_options,
                                  upstream)
@@ -115,6 +116,7 @@ def main(ctx: click.Context, debug: bool, graphframes: str | None, spark_master:
 main.add_command(upstream)
 main.add_command(hygiene_command)
 main.add_command(why_command)
+main.add_command(people_command)
 
 
 @main.command()

@@ -25,7 +25,7 @@ from lineage.store.commit import Transaction
 from lineage.analysis.propagation import exposure_part
 from lineage.facts import core
 from lineage.facts.extract import by_script, facts_of_event
-from lineage.graph import around, column_feeds, fold, incremental, links, resolve
+from lineage.graph import around, column_feeds, fold, identities, incremental, links, resolve
 from lineage.graph import index as question_index
 from lineage.errors import UsageError
 from lineage.graph.aliases import read_aliases
@@ -78,6 +78,8 @@ class BuildResult(RunReport):
     edges_by_relationship: dict[str, int] = field(default_factory=dict)
     error_examples: list[dict[str, object]] = field(default_factory=list)
     aliases: int = 0
+    tied_identities: int = 0
+    """Accounts merged into the uid the events give beside them (``graph.identities``), beside the file's ``aliases``."""
     graph_version: str = ""
     fold: str = "full"
     """``full`` (every fact), ``incremental`` (what the new facts touch) or ``none`` (nothing new)."""
@@ -152,12 +154,21 @@ def alias_mapping(path: str | Path | None, wh: Warehouse) -> dict[str, str]:
     return read_aliases(path) if path is not None else {}
 
 
-def aliases_frame(spark: "SparkSession", path: str | Path | None, wh: Warehouse) -> tuple["DataFrame | None", int]:
-    """The alias table from ``path`` (or the warehouse's aliases.csv when present)."""
+def aliases_frame(spark: "SparkSession", path: str | Path | None, wh: Warehouse,
+                  facts: "DataFrame | None" = None) -> tuple["DataFrame | None", int]:
+    """The alias table the fold applies: the file's from ``path`` (or the warehouse's aliases.csv
+    when present), with ``facts``, the identities they tie together (``graph.identities``); and
+    the file's line count."""
     mapping = alias_mapping(path, wh)
+    tied = identities.ties(identities.tied_pairs(facts)) if facts is not None else {}
+    return mapping_frame(spark, identities.combined(mapping, tied)), len(mapping)
+
+
+def mapping_frame(spark: "SparkSession", mapping: dict[str, str]) -> "DataFrame | None":
+    """alias -> canonical as a frame (None when empty: the fold then resolves nothing)."""
     if not mapping:
-        return None, 0
-    return spark.createDataFrame(sorted(mapping.items()), "alias string, canonical string"), len(mapping)
+        return None
+    return spark.createDataFrame(sorted(mapping.items()), "alias string, canonical string")
 
 
 def unchanged(wh: Warehouse, aliases: str | Path | None = None) -> BuildResult | None:
@@ -229,7 +240,6 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    alias_df, alias_count = aliases_frame(spark, aliases, wh)
     version = mapping_version()
     build_id = new_run_id()
 
@@ -291,8 +301,12 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
     texts = _read_texts(spark, wh.pairs_texts)
     old = wh.latest()
     files, manifest = incremental.fact_files(wh), incremental.read_manifest(old)
-    alias_key, now = incremental.aliases_hash(alias_mapping(aliases, wh)), graph_version()
-    reason = incremental.why_full(manifest, files, now, alias_key, reextract, full)
+    file_mapping = alias_mapping(aliases, wh)
+    tied = identities.ties(identities.tied_pairs(facts))  # people-sized: collected
+    alias_df, alias_count = mapping_frame(spark, identities.combined(file_mapping, tied)), len(file_mapping)
+    undecided = {a: c for a, c in tied.items() if a not in file_mapping}  # what the ties add to the file
+    alias_key, tied_key, now = incremental.aliases_hash(file_mapping), incremental.aliases_hash(undecided), graph_version()
+    reason = incremental.why_full(manifest, files, now, alias_key, reextract, full, tied_key)
     if reason is None:
         reason = incremental.unreadable(old)
     new_files = [f for f in files if f not in set((manifest or {}).get("fact_files", ()))]
@@ -338,7 +352,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             question_index.write(staged["vertices"], staged["edges"], where / INDEX,
                                  exposure_part(staged["vertices"], staged["edges"]))
             (where / incremental.MANIFEST).write_text(json.dumps(
-                {"build_id": build_id, "graph_version": now, "aliases": alias_key, "fact_files": files,
+                {"build_id": build_id, "graph_version": now, "aliases": alias_key, "tied": tied_key, "fact_files": files,
                  incremental.UNQUALIFIED: unqualified}, indent=1))
             graph_txn.point(wh.graph / CURRENT, generation)
             for name in ("vertices", "edges", "changes"):
@@ -374,6 +388,7 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
             edges_by_relationship=by_rel,
             error_examples=examples,
             aliases=alias_count,
+            tied_identities=len(tied),
             graph_version=graph_version(),
             fold=kind,
             fold_reason=reason or ("nothing new to fold" if kind == "none" else ""),

@@ -21,8 +21,8 @@
   ``applicantName``, ``assigneeName``, owner names; MaxCompute ``UserName``; Dataphin
   ``userName``) and the key of every id that is itself a login (``KEY_IS_NAME``: MaxCompute
   accounts, DataHub corpusers), over the person's merged ids (``aliases``), is kept in
-  ``properties.names`` (a JSON list, best first); ``name`` is the first: an account or login
-  over a numeric uid, then the most recently given. A merged vertex also keeps every id key and
+  ``properties.names`` (a JSON list, best first); ``name`` is the first: a login over an
+  account spelling (``RAM$corp:dev``) over a numeric uid, then the most recently given. A merged vertex also keeps every id key and
   name in ``properties.aliases`` (a sorted JSON list) for the name resolver.
 * **Run lineage** (:func:`run_lineage`): an edge fact that names a run (``properties.run``: an
   OpenLineage run's inputs, outputs and column lineage, reported by any of its events) holds only
@@ -507,9 +507,12 @@ def _key_of(vertex_id: Column) -> Column:
 KEY_IS_NAME: dict[str, bool] = {"maxcompute": True, "datahub": True, "aliyun": False, "dataphin": False}
 """Per User id namespace: is the id's key a name the person goes by (a MaxCompute account, a
 DataHub corpuser) or an internal number (an Aliyun UID, a Dataphin user id)."""
-PERSON_ORDER = ("numeric", "recency", "text")
-"""How a person's names rank, best first: not a numeric uid, then the most recently given, then
-alphabetical (deterministic). ``name`` is the first; :func:`person_names` is the one place it is decided."""
+PERSON_ORDER = ("numeric", "account", "recency", "text")
+"""How a person's names rank, best first: not a numeric uid, then not an account spelling
+(``RAM$corp:dev``, ``ALIYUN$bob@x``: a login or display name reads better), then the most recently
+given, then alphabetical (deterministic). ``name`` is the first; :func:`person_names` is the one
+place it is decided."""
+ACCOUNT_SPELLING = r"(?i)^(ram|aliyun)\$"
 
 
 def _given_names(facts: DataFrame) -> DataFrame:
@@ -543,6 +546,7 @@ def person_names(facts: DataFrame, aliases: DataFrame | None) -> DataFrame:
         F.max_by("text", F.struct("given", "time", "text")).alias("text"), F.max("time").alias("time"))
     ranked = F.array_sort(F.collect_list(F.struct(
         F.col("text").rlike("^[0-9]+$").alias("numeric"),
+        F.col("text").rlike(ACCOUNT_SPELLING).alias("account"),
         (-F.coalesce(F.col("time").cast("double"), F.lit(0.0))).alias("recency"),
         F.col("text").alias("text"))))
     return spelled.groupBy("id").agg(ranked.alias("_ranked")).select(

@@ -85,7 +85,7 @@ def read_manifest(wh: Warehouse) -> dict[str, Any] | None:
 
 
 def why_full(manifest: dict[str, Any] | None, files: list[str], version: str, aliases: str,
-             reextracted: bool, full: bool) -> str | None:
+             reextracted: bool, full: bool, tied: str | None = None) -> str | None:
     """Why the build must fold every fact (None: the incremental fold gives the same graph).
     One rule per row, first that holds wins."""
     recorded = set((manifest or {}).get("fact_files", ()))
@@ -95,6 +95,8 @@ def why_full(manifest: dict[str, Any] | None, files: list[str], version: str, al
         (reextracted, "the facts were extracted again"),
         (manifest is not None and manifest.get("graph_version") != version, "the fold's code changed"),
         (manifest is not None and manifest.get("aliases") != aliases, "the alias table changed"),
+        (manifest is not None and tied is not None and manifest.get("tied") != tied,
+         "the identities the events tie together changed (graph.identities)"),
         (not recorded <= set(files), "facts the graph was folded from are gone"),
     )
     return next((why for holds, why in rules if holds), None)

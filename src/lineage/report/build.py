@@ -12,7 +12,7 @@ from lineage.analysis.engines import choose_engine, walking
 from lineage.analysis.rules import EFFECTS
 from lineage.graph.api import change_rows
 from lineage.report import changes as changes_section
-from lineage.report import drift, health, history, operations
+from lineage.report import drift, health, history, identities, operations
 from lineage.report.context import Context, iso
 from lineage.report.digest import Marks, keeper
 from lineage.report.hygiene import hygiene_section
@@ -119,4 +119,5 @@ def report_and_history(warehouse: str | Path, window: Window, *, engine: str = "
         access=drift.access_drift(ctx, window), operations=operations.operations(ctx, window, ranked),
         input_health=health.input_health(warehouse, window),
         parts=parts(ctx, ranked, people, records), hygiene=hygiene_section(ctx, warehouse, window),
+        unmerged=identities.unmerged(ctx, people),
     ), {w.name: "kept" if stored.get(w.name) else "computed" for w in windows}

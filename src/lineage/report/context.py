@@ -39,6 +39,20 @@ def given_name(row: Mapping[str, Any] | None) -> str | None:
     return None
 
 
+TOLD_APART = ("User", "Role")
+"""Labels whose names are compared: two people (or roles) called alike are shown with their ids."""
+
+
+def clashing(vertices: Iterable[Mapping[str, Any]]) -> dict[str, set[str]]:
+    """Per label of :data:`TOLD_APART`: the names (lower-cased) several of its vertices have."""
+    seen: dict[str, dict[str, int]] = {label: {} for label in TOLD_APART}
+    for row in vertices:
+        if row.get("label") in seen:
+            name = (given_name(row) or ids.key_of(row["id"])).lower()
+            seen[row["label"]][name] = seen[row["label"]].get(name, 0) + 1
+    return {label: {n for n, count in names.items() if count > 1} for label, names in seen.items()}
+
+
 def iso(moment: datetime | None) -> str | None:
     """UTC ISO 8601 text of a time (stable: always with an offset)."""
     if moment is None:
@@ -58,11 +72,13 @@ class Context:
     by_id: dict[str, dict[str, Any]] = field(init=False)
     timeline: Timeline = field(init=False)
     _snapshots: dict[datetime, Snapshot] = field(default_factory=dict, init=False)
+    _clashing: dict[str, set[str]] = field(default_factory=dict, init=False)
 
     def __post_init__(self, edge_rows: Iterable[dict[str, Any]], relationships: Collection[str] | None) -> None:
         self.timeline = Timeline(self.vertices, edge_rows, relationships)
         self.edges = self.timeline.edges
         self.by_id = {v["id"]: v for v in self.vertices}
+        self._clashing = clashing(self.vertices)
 
     @classmethod
     @collector_paused()
@@ -89,10 +105,12 @@ class Context:
         return (row or {}).get("label") or ids.label_of(vertex)
 
     def name(self, vertex: str | None) -> str:
-        """A readable name: a name property, else the id's key."""
+        """A readable name: a name property, else the id's key; a person's or role's name that
+        another person or role has too is followed by the id that tells them apart."""
         if not vertex:
             return ""
-        return given_name(self.by_id.get(vertex)) or ids.key_of(vertex)
+        name = given_name(self.by_id.get(vertex)) or ids.key_of(vertex)
+        return f"{name} ({vertex})" if name.lower() in self._clashing.get(self.label(vertex), ()) else name
 
     def properties(self, vertex: str) -> dict[str, str]:
         props = (self.by_id.get(vertex) or {}).get("properties") or {}

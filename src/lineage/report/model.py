@@ -45,6 +45,17 @@ class Person(_Model):
     assets: list[str]  # asset ids they must hear about (changed entities and affected assets)
 
 
+class Unmerged(_Model):
+    """People the graph still holds under several ids (issue 69): ``people`` merges
+    ``lineage people --suggest-aliases`` proposes over ``ids`` ids, ``named_here`` of them among
+    this report's people to tell, and ``how`` to merge them."""
+
+    people: int
+    ids: int
+    named_here: int
+    how: str
+
+
 class ColumnReach(_Model):
     """A field removal or column type change the graph knows the columns of (issue 32): of the
     ``downstream`` tables its table reaches table-level, the ``reading`` ones its column-precise
@@ -331,6 +342,7 @@ class Report(_Model):
     input_health: InputHealth
     parts: list[Part] = []  # the week's changes by effect: breaks, exposes, restricts, notifies
     hygiene: HygieneSection | None = None
+    unmerged: Unmerged | None = None  # people under several ids the report could not merge
 
     def to_json(self) -> str:
         """The file's text: keys in model order, indented, ending in a newline (stable bytes)."""

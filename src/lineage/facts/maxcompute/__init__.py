@@ -38,6 +38,7 @@ from lineage.facts.maxcompute.helpers import (
     policy_role_change,
     project_change,
     project_vertex,
+    requester,
     role_grant_change,
     role_grants,
     role_in_project,
@@ -152,7 +153,7 @@ def _operation_rows(default: str) -> tuple[Emit, ...]:
     )
 
 
-MAPPING: dict[str, tuple[Emit, ...]] = {
+_KINDS: dict[str, tuple[Emit, ...]] = {
     # jobs
     "InsertJob": (
         Emit(op="assert", src="Job", fn=job_submitted, note="job:maxcompute:<InstanceId>; status submitted (or its Status), sql = OperationText",
@@ -322,3 +323,10 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
         Emit(op="change", src="Project", rel="project_deletion", fn=project_change, note="ProjectName"),
     ),
 }
+
+REQUESTER = Emit(op="observe", src="User", fn=requester,
+                 note="every kind: userIdentity.principalId named by the userName beside it "
+                      "(graph.identities merges that account into the uid)", extra=("name",))
+
+MAPPING: dict[str, tuple[Emit, ...]] = {kind: (*emits, REQUESTER) for kind, emits in _KINDS.items()}
+"""Every kind's own rows, then the requester's identity."""

@@ -53,6 +53,17 @@ def actor_id(event: ParsedEvent) -> str | None:
     return None
 
 
+def requester(event: ParsedEvent) -> Iterator[Out]:
+    """The requester's Aliyun uid named by the account name ActionTrail gives beside it: the
+    platform's own word that ``user:maxcompute:<userName>`` and ``user:aliyun:<principalId>`` are
+    one person (``lineage.graph.identities`` merges them)."""
+    identity = getattr(event.model, "user_identity", None)
+    uid = _text(getattr(identity, "principal_id", None))
+    account = _text(getattr(identity, "user_name", None))
+    if uid and account and uid.isdigit() and "*" not in account:
+        yield Out(ids.aliyun_user(uid), props={"name": account})
+
+
 def _data(event: ParsedEvent) -> Any:
     """additionalEventData: a model for known kinds."""
     return getattr(event.model, "additional_event_data", None)
@@ -359,8 +370,11 @@ def table_data_via(event: ParsedEvent, source: str) -> Iterator[Out]:
 
 
 def role_vertex(event: ParsedEvent) -> Iterator[Out]:
+    """A role is named with its project (``acme_ods.role_developer``): every project has its own
+    ``role_developer``, and a bare name printed two different roles alike."""
     data = _data(event)
-    yield Out(ids.role(data.project_name, data.role_name), props={"name": data.role_name, "project": data.project_name})
+    name = f"{data.project_name}.{data.role_name}" if _text(data.project_name) else data.role_name
+    yield Out(ids.role(data.project_name, data.role_name), props={"name": name, "project": data.project_name})
 
 
 def role_in_project(event: ParsedEvent) -> Iterator[Out]:
