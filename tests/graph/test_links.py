@@ -28,7 +28,6 @@ T0 = datetime(2024, 8, 1, tzinfo=timezone.utc)
 SRC, OUT = "table:maxcompute:p.src", "table:maxcompute:p.out"
 SYNC, SQL, DECOY = "node:dataworks:9102", "node:dataworks:9101", "node:dataworks:9103"
 AMBIGUOUS = ("node:dataworks:9104", "node:dataworks:9105")
-AUTHOR = "user:maxcompute:aliyun$owner@corp.example"
 DAYS = 3
 
 
@@ -158,9 +157,6 @@ def test_each_node_reads_and_writes_its_tables_whether_or_not_its_jobs_name_it(w
         assert (linked["node"], linked["linked_by"], linked["dataworks_instance"]) == (
             SQL, "window", f"instance:dataworks:{9101 * 100 + day}")
         assert "node" not in vertices[f"job:maxcompute:adhoc{day}"]  # two instances frame it alike: ad hoc
-        # its author is the one to tell, once it settled (the last day's, within the hour of the last fact: not yet)
-        assert ((AUTHOR, "OWNS", f"job:maxcompute:adhoc{day}") in edges) == (day < DAYS)
-        assert (AUTHOR, "OWNS", f"job:maxcompute:sql{day}") not in edges  # a node's job is its node's
     via = json.loads(edges[(SRC, "FEEDS", OUT)]["via"])
     assert SQL in via and not [v for v in via if v.startswith("job:maxcompute:sql")]  # the node, not its runs
 
@@ -169,7 +165,7 @@ def test_each_node_reads_and_writes_its_tables_whether_or_not_its_jobs_name_it(w
 def test_a_sync_nodes_change_reaches_the_tables_it_writes_and_their_readers(warehouse, engine, spark):
     found = api.impact(warehouse, [SYNC], engine=engine, spark=spark if engine == "spark" else None)
     reached = {a.id for a in found.affected}
-    assert {SRC, OUT, SQL, AUTHOR} <= reached  # the tables it writes, their readers, the ad-hoc job's author
+    assert {SRC, OUT, SQL} <= reached
     assert not [a for a in reached if a.startswith(("job:maxcompute:", "instance:"))]
 
 

@@ -24,9 +24,7 @@ before the event's own, apart from resolution's rounds, :mod:`lineage.graph.reso
 and the incremental fold read them like any other. A job is linked once its windows have settled:
 when the facts seen reach :data:`SETTLE` past its end (a day's build links the last hour's jobs the
 next day; the full build stops at the same place); each build looks back :data:`LOOKBACK` from its
-earliest new fact, and states only what is not stored yet (idempotent). A settled job neither names
-nor is tied to a node is ad hoc: its author (the submitting account) gets ``(User)-[:OWNS]->(Job)``,
-so a change to what it reads tells that person, as a node's change tells its owner.
+earliest new fact, and states only what is not stored yet (idempotent).
 """
 
 from __future__ import annotations
@@ -156,32 +154,13 @@ def _job_properties(jobs: DataFrame, linked: DataFrame) -> DataFrame:
     )
 
 
-def _authors(jobs: DataFrame, linked: DataFrame, horizon: Column) -> DataFrame:
-    """``(User)-[:OWNS]->(Job)`` of each ad-hoc job: settled (ended before ``horizon``), naming no node
-    and tied to none: its author (the account that submitted it) is the one to tell when what it
-    reads changes, as a node's owner is (stated on its first event, seq -1)."""
-    first = F.col("first")
-    settled = jobs.where(F.col("skynet").isNull() & F.col("end").isNotNull() & (F.col("end") <= horizon)
-                         & first.isNotNull() & first["actor"].isNotNull())
-    return settled.join(linked, "job", "left_anti").select(
-        first["event_id"].alias("event_id"), first["source"].alias("source"), first["kind"].alias("kind"),
-        first["event_time"].alias("event_time"), first["actor"].alias("actor"), F.lit(-1).alias("seq"),
-        F.lit("assert").alias("op"), first["actor"].alias("src_id"), F.lit("User").alias("src_label"),
-        F.lit("OWNS").alias("relationship"), F.col("job").alias("dst_id"), F.lit("Job").alias("dst_label"),
-        F.lit(None).cast("string").alias("qualifier"),
-        F.create_map(F.lit(LINKED_BY), F.lit("author")).alias("properties"),
-        F.lit(None).cast("timestamp").alias("valid_until"), F.lit(False).alias("failed"),
-    )
-
-
 def derived(facts: DataFrame) -> DataFrame:
     """Every derived fact :func:`links` gives over ``facts`` (all a build's facts in its window)."""
-    jobs = job_windows(facts).localCheckpoint()  # read by three below
+    jobs = job_windows(facts)
     horizon = facts.agg(F.max("event_time")).first()[0]
     cut = F.lit(horizon - SETTLE).cast("timestamp") if horizon is not None else F.lit(None).cast("timestamp")
-    linked = links(jobs, instance_windows(facts), cut).localCheckpoint()
-    return (_mirrored(facts, linked).unionByName(_job_properties(jobs, linked))
-            .unionByName(_authors(jobs, linked, cut)))
+    linked = links(jobs, instance_windows(facts), cut).localCheckpoint()  # read by both below
+    return _mirrored(facts, linked).unionByName(_job_properties(jobs, linked))
 
 
 RELEVANT = ("Job", "Instance", "Node")
