@@ -1,4 +1,5 @@
-"""Memory of a process tree, from Linux /proc: the one sampler the benchmarks share.
+"""Memory of a process tree, from Linux /proc: the one sampler the benchmarks share; and
+:func:`step`, the resumable step of the benchmarks that generate, ingest and build a platform.
 
 A Python process's ``ru_maxrss`` leaves out its children, and the Spark JVM is a child, so a
 benchmark that starts Spark (or runs each step as its own process) reads the tree from /proc.
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import os
 import resource
+import subprocess
+import sys
 from pathlib import Path
 
 
@@ -93,3 +96,15 @@ def lineage_json(*args: str, env: dict[str, str] | None = None) -> tuple[float, 
     if status != 0:
         raise SystemExit(f"lineage {' '.join(args)} failed ({status}):\n{err[-3000:]}")
     return seconds, peak, json.loads(out)
+
+
+LINEAGE = [sys.executable, "-m", "lineage"]
+
+
+def step(done: Path, command: list[str]) -> None:
+    """Run ``command`` unless ``done`` exists (its output from an earlier run: re-run to resume)."""
+    if done.exists():
+        print(f"kept: {done}")
+        return
+    print("running:", " ".join(command), flush=True)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)

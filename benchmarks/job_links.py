@@ -19,22 +19,12 @@ from __future__ import annotations
 
 import argparse
 import csv
-import subprocess
-import sys
 from pathlib import Path
 
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-LINEAGE = [sys.executable, "-m", "lineage"]
-
-
-def step(done: Path, command: list[str]) -> None:
-    if done.exists():
-        print(f"kept: {done}")
-        return
-    print("running:", " ".join(command), flush=True)
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+from _measure import LINEAGE, step  # benchmarks/, the script's folder
 
 
 def built(root: Path, tables: int, days: int, settings: bool) -> tuple[Path, Path]:

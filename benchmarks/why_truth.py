@@ -17,23 +17,13 @@ from __future__ import annotations
 
 import argparse
 import csv
-import subprocess
-import sys
 from datetime import timedelta
 from pathlib import Path
 
 from lineage.analysis import api
 from lineage.events.times import parse_time
 
-LINEAGE = [sys.executable, "-m", "lineage"]
-
-
-def step(done: Path, command: list[str]) -> None:
-    if done.exists():
-        print(f"kept: {done}")
-        return
-    print("running:", " ".join(command), flush=True)
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+from _measure import LINEAGE, step  # benchmarks/, the script's folder
 
 
 def main() -> None:
