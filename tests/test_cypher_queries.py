@@ -503,8 +503,15 @@ def check_exposure(server, warehouse, as_of: str) -> list[dict[str, Any]]:
     propagated = propagation.propagate(vertices, edges, as_of)
     assert {(r["mark"], r["table"], r["distance"], tuple(sorted(r["origins"]))) for r in rows if r["distance"]} == \
         {(p.tag, p.table, p.distance, p.origins) for p in propagated}
-    exposed = {(e.tag, e.table, e.principal) for e in api.exposure(warehouse, as_of=as_of)}
-    assert {(r["mark"], r["table"], u) for r in rows for u in r["exposed"]} == exposed
+    # the query gives a row per mark; the analysis one exposure per (principal, table), its marks inside
+    marks: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for r in rows:
+        for u in r["exposed"]:
+            marks[(r["table"], u)].append(r["mark"])
+    exposed = {(e.table, e.principal): e for e in api.exposure(warehouse, as_of=as_of)}
+    assert set(marks) == set(exposed)
+    for pair, e in exposed.items():
+        assert min(marks[pair]) == e.tag and len(marks[pair]) == len(e.marks), (pair, marks[pair], e.marks)
     snap = snapshot(vertices, edges, as_of)
     for r in rows:  # readers: who can read the table (analysis read paths, users only)
         assert sorted(r["readers"]) == sorted(p for p, x in principals_at(snap, r["table"]).items() if x.reads), r
