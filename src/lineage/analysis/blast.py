@@ -178,14 +178,22 @@ class ChangeImpact:
     failed_after: tuple[Mapping[str, Any], ...] = ()  # runs that failed after it (lineage.analysis.runs)
     properties: Mapping[str, Any] = field(default_factory=dict)  # the change record's (its columns)
 
+    def category(self) -> str | None:
+        """``category`` of ``blast-radius --json``: a schema change's additive / breaking / table
+        (``lineage.analysis.categories``); None for any other kind."""
+        from lineage.analysis.categories import categorize, is_schema
+
+        return categorize(self._record()).category if is_schema(self.kind) else None
+
     def columns(self) -> list[dict[str, str]]:
         """``columns`` of ``blast-radius --json``: ``[{"column", "change"}]`` of a change that names
-        columns (a field removal: removed; a column's type change: type_changed), else empty."""
-        from lineage.analysis.runs import changed_columns
+        columns (removed, type_changed, added, modified: ``lineage.analysis.categories``), else empty."""
+        from lineage.analysis.categories import categorize
 
-        how = {"field_removal": "removed", "column_type_change": "type_changed"}.get(self.kind, self.kind)
-        return [{"column": name, "change": how}
-                for name in changed_columns({"entity_id": self.entity_id, "properties": self.properties})]
+        return categorize(self._record()).to_json()
+
+    def _record(self) -> dict[str, Any]:
+        return {"kind": self.kind, "entity_id": self.entity_id, "properties": self.properties}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -194,9 +202,10 @@ class ChangeImpact:
             "actor": self.actor, "event_id": self.event_id, "score": self.score, "summary": self.summary,
             "affected_count": self.count, "gained": list(self.gained), "lost": list(self.lost),
             "may_fail": list(self.may_fail), "reported_by": [dict(r) for r in self.reported_by],
-            "columns": self.columns(), "failed_after": [dict(r) for r in self.failed_after],
+            "columns": self.columns(), "category": self.category(),
+            "failed_after": [dict(r) for r in self.failed_after],
             "affected": [{"id": a.id, "label": a.label, "distance": a.distance, "path": list(a.path),
-                          "may_fail": a.may_fail} for a in self.affected],
+                          "may_fail": a.may_fail, "table_level": a.table_level} for a in self.affected],
         }
 
 

@@ -35,7 +35,8 @@ RELATIONSHIPS = (FEEDS, HAS_COLUMN, READS, WRITES, OWNS)
 DIRECT, INDIRECT = "direct", "indirect"
 COMPLETE = "complete"
 COLUMN_KINDS = frozenset({"field_removal", "column_type_change"})
-"""Breaks scored by their column-precise impact when the change names its columns."""
+"""Kinds whose change names its columns (``lineage.analysis.categories`` decides how any schema
+change is answered)."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,7 @@ class Reached:
     fallback: bool = False
 
     def affected(self) -> Affected:
-        return Affected(self.id, self.label, self.distance, self.path)
+        return Affected(self.id, self.label, self.distance, self.path, table_level=self.fallback)
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "label": self.label, "distance": self.distance, "path": list(self.path),
@@ -65,13 +66,17 @@ def timeline(vertices: Iterable[Mapping[str, Any]], edges: Iterable[Mapping[str,
 
 
 LINEAGE_PROPERTY = "column_lineage"
-"""The one vertex property a column answer reads (a job's column lineage is ``complete`` or not):
-the column rows leave out every other (a platform's job SQL and run times: gigabytes as dicts)."""
+ORDER_PROPERTY = "column_order"  # the tables a job takes by column position (lineage.sql.positional)
+NODE_PROPERTY = "node"  # the DataWorks node that ran a job (lineage.graph.links)
+ROW_PROPERTIES = (LINEAGE_PROPERTY, ORDER_PROPERTY, NODE_PROPERTY)
+"""The vertex properties a column answer reads (a job's column lineage is ``complete`` or not, what
+it takes by position, its node): the column rows leave out every other (a platform's job SQL and
+run times: gigabytes as dicts)."""
 
 
-def _with_lineage(row: dict[str, Any]) -> dict[str, Any]:
-    value = row.pop(LINEAGE_PROPERTY, None)
-    row["properties"] = {LINEAGE_PROPERTY: value} if value is not None else {}
+def _with_properties(row: dict[str, Any]) -> dict[str, Any]:
+    values = {key: row.pop(key, None) for key in ROW_PROPERTIES}
+    row["properties"] = {k: v for k, v in values.items() if v is not None}
     return row
 
 
@@ -133,6 +138,49 @@ def _complete(snap: Snapshot, job: str) -> bool:
     return snap.properties.get(job, {}).get("column_lineage") == COMPLETE
 
 
+def _listed(value: Any) -> list[str]:
+    """A JSON list property (``via``, ``column_order``) as a list; none when absent or damaged."""
+    try:
+        found = json.loads(value) if isinstance(value, str) else list(value or ())
+    except ValueError:
+        return []
+    return [str(v) for v in found] if isinstance(found, list) else []
+
+
+def _definition(snap: Snapshot, reader: str) -> str:
+    """What a reader runs as: a job run's DataWorks node (``lineage.graph.links``), else itself."""
+    return snap.properties.get(reader, {}).get(NODE_PROPERTY) or reader
+
+
+def _readers_of(snap: Snapshot, columns: Iterable[str]) -> set[str]:
+    """The definitions a column FEEDS out of ``columns`` came through (its ``via``): who reads them."""
+    return {d for c in columns for e in snap.out(c, FEEDS) if e.qualifier for d in _listed(e.properties.get("via"))}
+
+
+READ, NOT_READ, UNKNOWN = "read", "not_read", "unknown"
+
+
+def use_of(snap: Snapshot, reader: str, reading: Collection[str], others: Collection[str]) -> str:
+    """Whether ``reader`` (a job run or a definition reading a table) reads the columns a change
+    reached there: ``read`` when a column FEEDS out of one came through it or its node (``reading``:
+    :func:`_readers_of` those columns); ``not_read`` when its column use of the table is known
+    otherwise (a job of complete column lineage; a node a FEEDS out of another of the table's
+    columns came through: ``others``); else ``unknown`` (unparsed SQL, a non-SQL node, a query
+    writing nothing), which a column change reaches at table level."""
+    definition = _definition(snap, reader)
+    if reader in reading or definition in reading:
+        return READ
+    if snap.label(reader) == "Job":
+        return NOT_READ if _complete(snap, reader) else UNKNOWN
+    return NOT_READ if definition in others else UNKNOWN
+
+
+def _uses(snap: Snapshot, table: str, columns: Collection[str]) -> tuple[set[str], set[str]]:
+    """(who reads ``columns`` of ``table``, who reads its other columns): :func:`use_of`'s sets."""
+    others = {e.dst for e in snap.out(table, HAS_COLUMN)} - set(columns)
+    return _readers_of(snap, columns), _readers_of(snap, others)
+
+
 def _columns(snap: Snapshot, sources: Sequence[str], qualifiers: frozenset[str], forward: bool) -> dict[str, tuple[int, tuple[str, ...]]]:
     """Columns reachable along column FEEDS of ``qualifiers`` (breadth first, ids in order)."""
     found: dict[str, tuple[int, tuple[str, ...]]] = {s: (0, (s,)) for s in sorted(set(sources))}
@@ -165,6 +213,7 @@ def reach(snap: Snapshot, sources: Sequence[str], *, indirect: bool = False, dow
             return True
         return False
 
+    columns_at: dict[str, set[str]] = {}  # each table's columns the walk reached: whose readers it reaches
     for col, (dist, path) in every.items():
         marked = col not in direct
         dist, path = direct.get(col, (dist, path))
@@ -172,16 +221,25 @@ def reach(snap: Snapshot, sources: Sequence[str], *, indirect: bool = False, dow
             add(col, dist, path, marked)
         for table in _table_of(snap, col):
             add(table, dist + 1, path + (table,), marked)
+            columns_at.setdefault(table, set()).add(col)
     first = sorted(sources)[0] if sources else None
     for table in tables if first else ():
         add(table, 1, (first, table), False)
+        columns_at.setdefault(table, set()).update(sources)
     tables = [r for r in best.values() if r.label != "Column"]
     fallback: list[Reached] = []
+    uses: dict[str, tuple[set[str], set[str]]] = {}
     for table in sorted(tables, key=lambda r: (r.distance, r.id)):
         runs = snap.into(table.id, READS if downstream else WRITES)
         for job in sorted({e.src for e in runs}):
-            add(job, table.distance + 1, table.path + (job,), table.indirect)
-            if snap.label(job) != "Job" or _complete(snap, job):
+            # downstream, a reader of none of the table's reached columns is not reached (issue 68)
+            if downstream and table.id not in uses:
+                uses[table.id] = _uses(snap, table.id, columns_at.get(table.id, ()))
+            use = use_of(snap, job, *uses[table.id]) if downstream else READ
+            if use == NOT_READ:
+                continue
+            add(job, table.distance + 1, table.path + (job,), table.indirect, use == UNKNOWN)
+            if use == READ and (snap.label(job) != "Job" or _complete(snap, job)):
                 continue
             for e in sorted(snap.out(job, WRITES if downstream else READS), key=lambda e: e.dst):
                 if add(e.dst, table.distance + 2, table.path + (job, e.dst), table.indirect, True):
@@ -226,17 +284,66 @@ def answer(snap: Snapshot, sources: Sequence[str], engine: Any, *, indirect: boo
     return [r for r in found if max_depth is None or r.distance <= max_depth]
 
 
+def additive(snap: Snapshot, table: str) -> list[Reached]:
+    """What a column added to ``table`` reaches (``lineage.analysis.categories``): the definitions
+    that take it by column position (a job run's ``column_order`` names it: ``SELECT *`` over it, an
+    ``INSERT`` into it without a column list; a run's node, an ad-hoc run's author), those reading or
+    writing it whose column use is unknown (marked table-level), and the owners of all and of the
+    table. Nothing further: a reader naming its columns reads the same; one that breaks is told."""
+    best: dict[str, Reached] = {}
+
+    def add(vid: str, dist: int, path: tuple[str, ...], table_level: bool) -> None:
+        old = best.get(vid)
+        if old is None or (table_level, dist, path) < (old.fallback, old.distance, old.path):
+            best[vid] = Reached(vid, snap.label(vid), dist, path, False, table_level)
+
+    runs = {e.src for rel in (READS, WRITES) for e in snap.into(table, rel)}
+    hit, known, unknown = set(), set(), set()
+    for reader in sorted(runs):
+        if snap.label(reader) != "Job":
+            unknown.add(reader)  # a node: its runs say, below; else its column use is unknown
+            continue
+        definition = _definition(snap, reader)
+        if table in {ids.table_from_qualified(t) if ":" not in t else t
+                     for t in _listed(snap.properties.get(reader, {}).get(ORDER_PROPERTY))}:
+            hit.add(definition)
+        elif _complete(snap, reader):
+            known.add(definition)
+        else:
+            unknown.add(definition)
+    for vid in sorted(hit):
+        add(vid, 1, (table, vid), False)
+    for vid in sorted(unknown - hit - known):
+        add(vid, 1, (table, vid), True)
+    for r in sorted(list(best.values()), key=lambda r: (r.distance, r.id)):
+        for e in snap.into(r.id, OWNS):
+            add(e.src, r.distance + 1, r.path + (e.src,), r.fallback)
+    for e in snap.into(table, OWNS):
+        add(e.src, 1, (table, e.src), False)
+    best.pop(table, None)
+    return sorted((r for vid, r in best.items() if not ids.is_run(vid)), key=lambda r: (r.distance, r.id))
+
+
 def breaks(changes: Sequence[Mapping[str, Any]], chosen: Sequence[int], traversal: Any, columns: Timeline, *,
            max_depth: int | None = None) -> dict[int, list[Affected]]:
-    """The column-precise affected set of each chosen break that names known columns (one instant
-    before it), the fallback tables walked on by ``traversal`` in one call; others are left out."""
+    """The column-precise affected set of each chosen schema change (one instant before it), by its
+    category (``lineage.analysis.categories``): a breaking one naming known columns reaches their
+    readers, the fallback tables walked on by ``traversal`` in one call; an additive one on a table
+    the readers taking it by position (:func:`additive`). Table-level ones are left out."""
+    from lineage.analysis.categories import ADDITIVE, BREAKING, categorize, is_schema
+
     found: dict[int, tuple[list[str], list[Reached], list[Reached]]] = {}
+    added: dict[int, list[Reached]] = {}
     for i in chosen:
         change = changes[i]
-        if change["kind"] not in COLUMN_KINDS or not change.get("time"):
+        if not is_schema(change["kind"]) or not change.get("time"):
             continue
+        category = categorize(change).category
         snap = columns.at(query_of(change).moment)
-        named = known_columns(snap, change)
+        if category == ADDITIVE and change["entity_label"] == "Table" and snap.exists(change["entity_id"]):
+            added[i] = additive(snap, change["entity_id"])
+            continue
+        named = known_columns(snap, change) if category == BREAKING else []
         if named:
             found[i] = (named, *reach(snap, named, tables=_own_table(change)))
     queries = [(i, f.id) for i, (_, _, fallback) in found.items() for f in fallback]
@@ -250,12 +357,14 @@ def breaks(changes: Sequence[Mapping[str, Any]], chosen: Sequence[int], traversa
         entity = changes[i]["entity_id"]  # the changed table is the change, not its impact
         merged = merge(reached, walks[i], [*named, entity])
         out[i] = [r.affected() for r in merged if r.id != entity and (max_depth is None or r.distance <= max_depth)]
+    for i, reached in added.items():
+        out[i] = [r.affected() for r in reached if max_depth is None or r.distance <= max_depth]
     return out
 
 
 EDGE_COLUMNS = ("src", "dst", "relationship", "qualifier", "src_label", "dst_label", "valid_from", "valid_to",
                 "closed_by")
-"""What a column answer reads of an edge row: no properties (a column FEEDS's are its job runs)."""
+"""What a column answer reads of an edge row, and of its properties a column FEEDS's ``via`` only."""
 
 
 @collector_paused()
@@ -274,31 +383,51 @@ def timeline_of(warehouse: Any) -> Timeline:
     vertices = ds.dataset(str(wh.vertices), format="parquet")
     edges = ds.dataset(str(wh.edges), format="parquet")
     table = vertices.to_table(columns=[c for c in ("id", "label", "first_seen", "deleted_at") if c in vertices.schema.names])
-    lineage = property_column(wh, table, LINEAGE_PROPERTY)  # kept apart by the question index
-    if lineage is None and "properties" in vertices.schema.names:  # else from every vertex's property map
-        maps = vertices.to_table(columns=["properties"]).column("properties")
-        lineage = pc.map_lookup(maps, query_key=LINEAGE_PROPERTY, occurrence="first")
-    if lineage is not None:
-        table = table.append_column(LINEAGE_PROPERTY, lineage)
-    vrows = [_with_lineage(row) for row in stream_rows(table)]
+    maps = None
+    for key in ROW_PROPERTIES:
+        values = property_column(wh, table, key)  # kept apart by the question index
+        if values is None and "properties" in vertices.schema.names:  # else from every vertex's property map
+            if maps is None:
+                maps = vertices.to_table(columns=["properties"]).column("properties")
+            values = pc.map_lookup(maps, query_key=key, occurrence="first")
+        if values is not None:
+            table = table.append_column(key, values)
+    del maps
+    vrows = [_with_properties(row) for row in stream_rows(table)]
     del table
     wanted = pc.field("relationship").isin(list(RELATIONSHIPS))
     if "qualifier" in edges.schema.names:  # of FEEDS, the column FEEDS only (a table FEEDS has no qualifier)
         wanted &= (pc.field("relationship") != FEEDS) | (pc.field("qualifier").is_valid() & (pc.field("qualifier") != ""))
     else:  # no column FEEDS at all
         wanted &= pc.field("relationship") != FEEDS
-    read = edges.to_table(filter=wanted, columns=[c for c in EDGE_COLUMNS if c in edges.schema.names])
+    read = edges.to_table(filter=wanted, columns=[c for c in (*EDGE_COLUMNS, "properties") if c in edges.schema.names])
+    if "properties" in read.column_names:  # of a column FEEDS, its ``via`` only: who reads its source column
+        read = read.set_column(read.column_names.index("properties"), "properties", _via_maps(read))
     found = Timeline(vrows, Edge.stream(read))  # already only RELATIONSHIPS: not filtered again row by row
     del read
     release_arrow()  # 724 MiB resident, 594 after this
     return found
 
 
+def _via_maps(table: Any) -> Any:
+    """Each row's property map cut to its ``via`` (a column FEEDS's definitions; none elsewhere)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    via = pc.map_lookup(table.column("properties"), query_key="via", occurrence="first").combine_chunks()
+    valid = pc.is_valid(via).to_numpy(zero_copy_only=False)
+    offsets = pa.array([0, *valid.cumsum().tolist()], pa.int32())
+    keys = pa.array(["via"] * int(valid.sum()), pa.string())
+    return pa.MapArray.from_arrays(offsets, keys, via.filter(pc.is_valid(via)).cast(pa.string()))
+
+
 def for_changes(changes: Sequence[Mapping[str, Any]], warehouse: Any) -> Timeline | None:
     """The column rows when some change is a column kind (else None: nothing read), read with
     pyarrow on either engine, as the change rows are: collected through Spark, the same rows
     passed through Spark's Row objects too (at 10^6 events, 2 GB more in the driver's Python)."""
-    if not any(c.get("kind") in COLUMN_KINDS or (c.get("kind") == "tag_change" and ids.label_of(c["entity_id"]) == "Column")
+    from lineage.analysis.categories import is_schema
+
+    if not any(is_schema(c.get("kind") or "") or (c.get("kind") == "tag_change" and ids.label_of(c["entity_id"]) == "Column")
                for c in changes):
         return None
     return timeline_of(warehouse)

@@ -43,13 +43,16 @@ class UnknownIds(UsageError):
 class Affected:
     """A vertex reached from the sources: minimum hop distance and one shortest witness path
     (``path[0]`` is a source, ``path[-1]`` is ``id``, ``len(path) == distance + 1``);
-    ``may_fail``: reached through a job that loses its access (a *restricts* change)."""
+    ``may_fail``: reached through a job that loses its access (a *restricts* change);
+    ``table_level``: a column change reached it as a whole, not by a column it reads (its column
+    use is unknown, or it is past such a reader: ``lineage.analysis.columns``)."""
 
     id: str
     label: str
     distance: int
     path: tuple[str, ...]
     may_fail: bool = False
+    table_level: bool = False
 
 
 class Engine(Protocol):

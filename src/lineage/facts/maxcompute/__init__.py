@@ -164,8 +164,10 @@ _KINDS: dict[str, tuple[Emit, ...]] = {
         Emit(op="observe", src="Job", fn=columns.job_status,
              note="InstanceId; Status; sql_error when the SQL does not parse; a finished SQL job's column_lineage "
                   "complete/partial and column_lineage_reason (a schema unknown at extraction, unresolved columns, a "
-                  "table pair without a column pair)",
-             extra=(*_JOB_PROPS, "sql_error", "column_lineage", "column_lineage_reason", columns.UNKNOWN_TABLES)),
+                  "table pair without a column pair); column_order: the tables it takes by column position (SELECT *, "
+                  "INSERT without a column list)",
+             extra=(*_JOB_PROPS, "sql_error", "column_lineage", "column_lineage_reason", columns.UNKNOWN_TABLES,
+                    columns.COLUMN_ORDER)),
         Emit(op="assert", src="Job", rel="READS", dst="Table", fn=partial(job_tables, which="reads"),
              note="only a finished job (Status Terminated/Success): tables read by OperationText (lineage.sql, "
                   "default ProjectName); definition = node:dataworks:<SKYNET_ID> when a node submitted it (FEEDS via)",

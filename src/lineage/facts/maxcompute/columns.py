@@ -34,9 +34,13 @@ from lineage.facts.maxcompute.helpers import _data, _job_id, _job_lineage, _text
 from lineage.sql import ddl, memo
 from lineage.sql.lineage import SqlLineage
 from lineage.sql.columns import DEFAULT, DIRECT, INDIRECT, ColumnLineage, column_lineage
+from lineage.sql.positional import by_position
 
 REASON_MAX_CHARS = 1000
 UNKNOWN_TABLES = "column_lineage_unknown_tables"
+COLUMN_ORDER = "column_order"
+"""The Job property listing (JSON) the tables it takes by column position (``lineage.sql.positional``):
+read through a ``*``, inserted into without a column list. A column added reaches these jobs only."""
 """The Job property listing (JSON) the tables whose columns its column lineage needed and did not have."""
 QUALIFIERS = (("direct", DIRECT), ("indirect", INDIRECT))
 """A pair's qualifier and the OpenLineage subtypes it carries (one pair may have both)."""
@@ -308,12 +312,15 @@ def _reachable(graph: dict[str, set[str]], start: str) -> set[str]:
 
 
 def job_status(event: ParsedEvent) -> Iterator[Out]:
-    """``helpers.job_status`` plus the Job's ``column_lineage`` (complete / partial) and
-    ``column_lineage_reason`` when it is a finished SQL job."""
+    """``helpers.job_status`` plus the Job's ``column_lineage`` (complete / partial),
+    ``column_lineage_reason`` and ``column_order`` (:data:`COLUMN_ORDER`) when it is a finished SQL job."""
     extra: dict[str, object] = {}
     script = _of(event)
     if script is not None:
-        extra = {**_status(script.reasons), UNKNOWN_TABLES: list(script.unknown) if script.unknown else None}
+        data = _data(event)
+        order = [t for t in map(_table, by_position(data.operation_text, _text(data.project_name))) if t]
+        extra = {**_status(script.reasons), UNKNOWN_TABLES: list(script.unknown) if script.unknown else None,
+                 COLUMN_ORDER: order or None}
     for out in helpers.job_status(event):
         yield Out(out.src, props={**(out.props or {}), **extra})
 
