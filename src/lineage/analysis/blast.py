@@ -181,9 +181,18 @@ class ChangeImpact:
     def category(self) -> str | None:
         """``category`` of ``blast-radius --json``: a schema change's additive / breaking / table
         (``lineage.analysis.categories``); None for any other kind."""
-        from lineage.analysis.categories import categorize, is_schema
+        from lineage.analysis.categories import categorize, is_categorized
 
-        return categorize(self._record()).category if is_schema(self.kind) else None
+        return categorize(self._record()).category if is_categorized(self.kind) else None
+
+    def settings(self) -> list[dict[str, Any]]:
+        """``settings`` of ``blast-radius --json``: what a node update changed, ``[{"setting",
+        "before", "after"}]`` (empty for any other kind, or when not known)."""
+        from lineage.analysis.categories import NODE_UPDATE, categorize
+
+        if self.kind != NODE_UPDATE:
+            return []
+        return [{"setting": k, "before": b, "after": a} for k, b, a in categorize(self._record()).settings]
 
     def columns(self) -> list[dict[str, str]]:
         """``columns`` of ``blast-radius --json``: ``[{"column", "change"}]`` of a change that names
@@ -202,7 +211,7 @@ class ChangeImpact:
             "actor": self.actor, "event_id": self.event_id, "score": self.score, "summary": self.summary,
             "affected_count": self.count, "gained": list(self.gained), "lost": list(self.lost),
             "may_fail": list(self.may_fail), "reported_by": [dict(r) for r in self.reported_by],
-            "columns": self.columns(), "category": self.category(),
+            "columns": self.columns(), "category": self.category(), "settings": self.settings(),
             "failed_after": [dict(r) for r in self.failed_after],
             "affected": [{"id": a.id, "label": a.label, "distance": a.distance, "path": list(a.path),
                           "may_fail": a.may_fail, "table_level": a.table_level} for a in self.affected],

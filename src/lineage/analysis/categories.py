@@ -13,7 +13,9 @@ apart. A lifecycle or a comment changed is no schema change (``rules.CHANGE_EFFE
 
 :func:`categorize` is the one function over a change's column diff; blast radius (both engines: the
 column answer is a pure function of the rows either reads), ``blast-radius --json`` (``category``,
-``columns``) and the report read it.
+``columns``) and the report read it. A DataWorks node update is categorized by the settings it
+changed (:func:`node_update`): *breaking* when its outputs depend on them, else *metadata*, which
+tells its owners and is not ranked as a break.
 """
 
 from __future__ import annotations
@@ -48,16 +50,68 @@ RULES: tuple[Rule, ...] = (
 DEFAULT = Rule("", None, TABLE, "changed", "what changed is not known: every reader, the safe side")
 
 
+METADATA = "metadata"  # a node update that changed nothing its outputs depend on: its owners are told
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A DataWorks node setting (``facts.dataworks.helpers.NODE_STATE``) and whether a change to it
+    changes what or when the node writes (a break downstream) or only who and how it is run."""
+
+    name: str
+    outputs: bool
+    why: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("program_type", True, "another kind of code runs"),
+    Setting("cron", True, "its outputs land at another time"),
+    Setting("scheduler_type", True, "paused, dry-run or manual: its outputs stop"),
+    Setting("repeatability", True, "a rerun may now (not) rewrite its outputs"),
+    Setting("datasource", True, "it reads and writes another engine"),
+    Setting("name", False, "a new name"),
+    Setting("owner", False, "a new owner (both are told)"),
+    Setting("priority", False, "a new priority"),
+    Setting("baseline", False, "another baseline (SLA) watches it"),
+)
+OUTPUT_SETTINGS = frozenset(s.name for s in SETTINGS if s.outputs)
+NODE_UPDATE = "node_update"
+
+
 @dataclass(frozen=True)
 class Category:
-    """A change's category, the columns it touched (column name, how) and why."""
+    """A change's category, the columns it touched (column name, how) and why; a node update's
+    ``settings`` changed (setting, before, after)."""
 
     category: str
     columns: tuple[tuple[str, str], ...]
     why: str
+    settings: tuple[tuple[str, Any, Any], ...] = ()
 
     def to_json(self) -> list[dict[str, str]]:
         return [{"column": c, "change": how} for c, how in self.columns]
+
+
+def node_update(change: Mapping[str, Any]) -> Category:
+    """A node update is *breaking* when a setting its outputs depend on changed (:data:`SETTINGS`),
+    or when what it changed is unknown (no record of the node before it: the safe side); else
+    *metadata*: its owners are told, nothing is walked."""
+    import json
+
+    props = change.get("properties") or {}
+    props = dict(props) if not isinstance(props, dict) else props
+    try:
+        changed = json.loads(props["changed"]) if props.get("changed") is not None else None
+    except ValueError:
+        changed = None
+    if not isinstance(changed, dict):
+        return Category(BREAKING, (), "what the update changed is not known: every reader, the safe side")
+    settings = tuple((k, *v) for k, v in sorted(changed.items()) if isinstance(v, list) and len(v) == 2)
+    if OUTPUT_SETTINGS.intersection(changed):
+        why = "; ".join(s.why for s in SETTINGS if s.name in changed and s.outputs)
+        return Category(BREAKING, (), why, settings)
+    why = "; ".join(s.why for s in SETTINGS if s.name in changed) or "nothing changed"
+    return Category(METADATA, (), why, settings)
 
 
 def rule_of(kind: str, operation: str | None) -> Rule:
@@ -70,7 +124,10 @@ def rule_of(kind: str, operation: str | None) -> Rule:
 
 
 def categorize(change: Mapping[str, Any]) -> Category:
-    """The category of a change record (``kind``, ``entity_id``, ``properties``) and its columns."""
+    """The category of a change record (``kind``, ``entity_id``, ``properties``) and its columns
+    (a node update: :func:`node_update`)."""
+    if change["kind"] == NODE_UPDATE:
+        return node_update(change)
     from lineage.analysis.runs import changed_columns
     from lineage.graph.reports import operation_of
 
@@ -82,6 +139,11 @@ def categorize(change: Mapping[str, Any]) -> Category:
     if props.get("field_path"):  # DataHub's field (a nested one by its last part, as reports.columns_named)
         named.add(str(props["field_path"]).rsplit(".", 1)[-1].lower())
     return Category(rule.category, tuple((c, rule.how) for c in sorted(named)), rule.why)
+
+
+def is_categorized(kind: str) -> bool:
+    """Whether a change of ``kind`` has a category (schema changes and node updates)."""
+    return kind == NODE_UPDATE or is_schema(kind)
 
 
 def is_schema(kind: str) -> bool:

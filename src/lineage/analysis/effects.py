@@ -84,6 +84,16 @@ def base_effect(kind: str) -> str:
     return found.effect if found else DEFAULT_EFFECT
 
 
+def effect_of(change: Mapping[str, Any]) -> str:
+    """A change's effect: its kind's, except a node update that changed nothing its outputs depend
+    on (``lineage.analysis.categories``: *metadata*), which notifies its owners."""
+    from lineage.analysis.categories import METADATA, NODE_UPDATE, categorize
+
+    if change["kind"] == NODE_UPDATE and categorize(change).category == METADATA:
+        return NOTIFIES
+    return base_effect(change["kind"])
+
+
 def tells(kind: str) -> str:
     """Whom a notice of this kind tells besides the owners (``rules.ChangeEffect.tells``)."""
     found = EFFECT_BY_KIND.get(kind)
@@ -184,7 +194,7 @@ def _affected(paths: Mapping[str, tuple[str, ...]], labels: Mapping[str, str], *
 
 def plan(changes: Sequence[Mapping[str, Any]], graph: Neighbourhood, *, lookback: timedelta = LOOKBACK) -> list[Plan]:
     """Every change's :class:`Plan`, from the effects table and a few batched edge fetches."""
-    effects = [base_effect(c["kind"]) for c in changes]
+    effects = [effect_of(c) for c in changes]
     before = [instant(c["time"]) - 1 if c.get("time") else None for c in changes]
     after = [instant(c["time"]) if c.get("time") else None for c in changes]
     access = [i for i, e in enumerate(effects) if e == ACCESS]

@@ -168,12 +168,13 @@ def _rows(batch: Any) -> Iterator[dict[str, Any]]:
 def change_effect(change: dict[str, Any]) -> str:
     """How a change reaches people (``rules.CHANGE_EFFECTS``), from its record alone: a break or a
     notice by its kind; an access change by its words (``effects.access_effect`` with no graph);
-    a tag change exposes when it adds a sensitive tag. Blast radius decides access changes from
-    the graph, so ``exposes``/``restricts`` may differ there; ``breaks`` never does."""
+    a tag change exposes when it adds a sensitive tag; a node update that changed none of the
+    settings its outputs depend on notifies (``effects.effect_of``). Blast radius decides access
+    changes from the graph, so ``exposes``/``restricts`` may differ there; ``breaks`` never does."""
     from lineage.analysis import effects
     from lineage.analysis.rules import ACCESS, EXPOSES, NOTIFIES, TAGGING
 
-    effect = effects.base_effect(change["kind"])
+    effect = effects.effect_of(change)
     if effect == ACCESS:
         return effects.access_effect(change, (), ())
     if effect == TAGGING:

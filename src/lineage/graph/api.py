@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator,
 from lineage.errors import UsageError
 from lineage.events.times import parse_time
 from lineage.graph import around as around_store
-from lineage.graph import reports
+from lineage.graph import node_diff, reports
 from lineage.graph.asof import EDGE_INTERVAL, EPOCH, VERTEX_INTERVAL, contains, spark_valid
 from lineage.store.warehouse import Warehouse
 
@@ -605,6 +605,7 @@ def change_rows(
         every = as_rows(table)
     else:
         every = _read_rows(wh.changes)
+    every = node_diff.diffed(every)  # a node update against the node's record before it
     rows = [
         c for c in every
         if (start is None or (c["time"] is not None and c["time"] >= start))

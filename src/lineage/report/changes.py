@@ -106,7 +106,8 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, Co
     rows, read = [], {}
     for rank, impact in enumerate(ranked, 1):
         read[impact.change_id] = readers(ctx, impact)
-        columns = [c["column"] for c in impact.columns()]
+        touched = impact.columns()
+        columns = [c["column"] for c in touched]
         rows.append(Change(
             rank=rank, change_id=impact.change_id, entity_id=impact.entity_id, entity_label=impact.entity_label,
             entity_name=ctx.name(impact.entity_id), kind=impact.kind, effect=impact.effect, time=iso(impact.time), actor=impact.actor,
@@ -115,7 +116,7 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, Co
             top_assets=top_assets(ctx, impact), owners=owners(ctx, impact), readers=sorted(read[impact.change_id]),
             column_reach=(reach or {}).get(impact.change_id),
             reported_by=list(dict.fromkeys(str(r.get("source")) for r in impact.reported_by)),
-            columns=columns,
+            columns=columns, category=impact.category(), column_change=touched[0]["change"] if touched else None,
             failed_after=[FailedRun(id=r["id"], label=r["label"], definition=r["definition"],
                                     definition_name=ctx.name(r["definition"]), time=r["time"], error=r.get("error"))
                           for r in impact.failed_after],

@@ -104,6 +104,8 @@ class Change(_Model):
     column_reach: ColumnReach | None = None  # column changes only: how many downstream tables read the column
     reported_by: list[str] = []  # the sources that reported it (one change reported by two is one row)
     columns: list[str] = []  # the columns it touched, when the change names them
+    category: str | None = None  # a schema change's additive / breaking / table (lineage.analysis.categories)
+    column_change: str | None = None  # what was done to them (added, removed, type_changed, ...)
     failed_after: list[FailedRun] = []  # its evidence: runs that failed since (lineage.analysis.runs)
     failing: list[str] = []  # the names of the nodes and jobs those runs are of
     explained: bool = False  # the error of a run failed since names a column the change touched

@@ -30,7 +30,9 @@ from lineage.facts.dataworks.codes import (
 )
 from lineage.facts.dataworks.helpers import (
     node_vertex,
+    NODE_STATE,
     node_ref,
+    node_state,
     node_project,
     node_baseline,
     node_owner,
@@ -186,11 +188,13 @@ MAPPING: dict[str, tuple[Emit, ...]] = {
     # DataStudio: nodes
     "node-change-created": (
         *_NODE_UPSERT,
-        Emit(op="change", src="Node", rel="node_create", fn=node_ref, note="nodeId"),
+        Emit(op="change", src="Node", rel="node_create", fn=node_state, note="nodeId; the node's settings after it",
+             extra=NODE_STATE),
     ),
     "node-change-updated": (
         *_NODE_UPSERT,
-        Emit(op="change", src="Node", rel="node_update", fn=node_ref, note="nodeId"),
+        Emit(op="change", src="Node", rel="node_update", fn=node_state, note="nodeId; the node's settings after it",
+             extra=NODE_STATE),
     ),
     "node-change-deleted": (
         Emit(op="retract", src="Node", fn=node_vertex, note="nodeId", extra=_NODE),

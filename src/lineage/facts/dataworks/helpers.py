@@ -55,6 +55,19 @@ def node_ref(event: ParsedEvent) -> Iterator[Out]:
     yield Out(dw_id("Node", body_of(event).node_id))
 
 
+NODE_STATE = ("name", "program_type", "cron", "scheduler_type", "owner", "priority", "repeatability", "datasource",
+              "baseline")
+"""What a node-change event says the node is after it: its Change record keeps it, so an update can
+be told apart from the state before (``lineage.graph.node_diff``); the event carries no before."""
+
+
+def node_state(event: ParsedEvent) -> Iterator[Out]:
+    """The node's Change, with its settings as the event gives them (:data:`NODE_STATE`)."""
+    body = body_of(event)
+    props = {k: v for k, v in _node_props(body).items() if k in NODE_STATE}
+    yield Out(dw_id("Node", body.node_id), props={**props, "baseline": body.baseline_id})
+
+
 def node_project(event: ParsedEvent) -> Iterator[Out]:
     body = body_of(event)
     yield Out(dw_id("Node", body.node_id), workspace_id(body.project_id))
