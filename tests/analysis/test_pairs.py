@@ -33,7 +33,8 @@ def test_pairs_are_every_affected_vertex_and_the_answer_is_unchanged(demo_wareho
                 for rank, c in enumerate(everything, start=1) for a in c.affected]
     got = [(p["change_id"], p["rank"], p["id"], p["label"], p["distance"], p["path"], p["may_fail"])
            for p in read_pairs(tmp_path / "pairs")]
-    assert got == expected and len(got) == sum(c["affected_count"] for c in plain["changes"]) > 10
+    # the week's schema changes are column-precise (issue 68): few pairs, still several per change
+    assert got == expected and len(got) == sum(c["affected_count"] for c in plain["changes"]) > 5
     assert f"{len(got):,} (change, vertex) pair(s) of {len(plain['changes'])} change(s)" in said
     assert [p.name for p in tmp_path.iterdir()] == ["pairs"]  # no staging folder left behind
 

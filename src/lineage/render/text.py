@@ -148,11 +148,21 @@ BLAST_COLUMNS = (Col("#", right=True), Col("score", right=True), Col("time"), Co
                  Col("id", shrink=2, least=16), Col("affected", least=20, wrap=True))
 
 
+def changed(impact: Any) -> str:
+    """What a change did, when it says: its category, the columns it touched, the node settings
+    it changed (``col_9 added, additive``; ``cron 00 05 -> 00 09, breaking``)."""
+    what = [f'{c["column"]} {c["change"]}' for c in impact.columns()]
+    what += [f'{s["setting"]} {s["before"]} -> {s["after"]}' for s in impact.settings()]
+    category = impact.category()
+    return ", ".join(what + ([category] if category else []))
+
+
 def blast_answer(ranked: Sequence[Any], top: int, *, name: Callable[[str], str], width: int) -> list[str]:
-    """The ranked changes of a window, by name, the affected counts in label order; when the
-    table does not fit, each change's id and counts go on wrapped lines under its row."""
+    """The ranked changes of a window, by name, what each changed and the affected counts in label
+    order; when the table does not fit, each change's id and counts go on wrapped lines under its row."""
     rows = [[str(i), f"{r.score:g}", when(r.time), r.kind, r.effect, name(r.entity_id), r.entity_id,
-             ", ".join(f"{label} {r.summary[label]}" for label in sorted(r.summary, key=label_rank)) or "-"]
+             "; ".join(filter(None, [changed(r), ", ".join(f"{label} {r.summary[label]}"
+                                                          for label in sorted(r.summary, key=label_rank))])) or "-"]
             for i, r in enumerate(ranked[:top], 1)]
     lines = [f"blast radius of {len(ranked)} change(s)" + (f", the top {top}" if len(ranked) > top else "")]
     if not rows:
