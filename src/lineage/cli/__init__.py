@@ -455,9 +455,12 @@ def repair(warehouse: Path, wait: float) -> None:
 @click.option("--no-job-settings", "job_settings", is_flag=True, flag_value=False, default=True,
               help="MaxCompute jobs name no DataWorks node (no SKYNET_ID, as ActionTrail documents them): the build "
                    "matches them to instances by time (truth/jobs.csv says which is right).")
+@click.option("--partition-events", is_flag=True,
+              help="A ChangeTable ADD_PARTITION for every table a successful run writes, as MaxCompute logs them: "
+                   "writes, which must make no change.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON document on stdout.")
 def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share: float, openlineage_share: float,
-             hub_changes: int, planted_failures: int, job_settings: bool, as_json: bool) -> None:
+             hub_changes: int, planted_failures: int, job_settings: bool, partition_events: bool, as_json: bool) -> None:
     """Write the events of one realistic data platform (all four sources), its aliases and ground truth."""
     from lineage.generate import DEFAULT_START
     from lineage.generate import generate as run_generate
@@ -468,7 +471,8 @@ def generate(out: Path, tables: int, days: int, start, seed: int, foreign_share:
 
     result = run_generate(out, tables=tables, days=days, start=start.date() if start else DEFAULT_START, seed=seed,
                           progress=progress, foreign_share=foreign_share, openlineage_share=openlineage_share,
-                          hub_changes=hub_changes, planted_failures=planted_failures, job_settings=job_settings)
+                          hub_changes=hub_changes, planted_failures=planted_failures, job_settings=job_settings,
+                          partition_events=partition_events)
     if as_json:
         click.echo(json.dumps(result.summary, sort_keys=True))
         return

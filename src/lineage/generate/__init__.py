@@ -60,7 +60,7 @@ def _kind(doc: dict[str, Any], fallback: str) -> str:
 def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = DEFAULT_START, seed: int = 7,
              progress: Callable[[int, int, int], None] | None = None, foreign_share: float = 0.0,
              openlineage_share: float = 0.0, hub_changes: int = 0, planted_failures: int = 0,
-             job_settings: bool = True) -> Result:
+             job_settings: bool = True, partition_events: bool = False) -> Result:
     """Write the platform's events under ``out/events``, ``out/aliases.csv`` and ``out/truth``.
 
     ``foreign_share``: the share of the ActionTrail files' events that are other cloud services'
@@ -72,7 +72,9 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
     their next run to the end (``plan.planted_breaks``; truth in ``truth/failures.csv``; 0: none,
     the same bytes). ``job_settings=False``: MaxCompute jobs carry no SKYNET_ID/SKYNET_TASKID (as
     ActionTrail documents them) and each instance starts running seconds before its job and ends seconds
-    after (``dataworks.framing``): the build must match jobs to instances (``lineage.graph.links``)."""
+    after (``dataworks.framing``): the build must match jobs to instances (``lineage.graph.links``).
+    ``partition_events``: each successful run's written tables get a ``ChangeTable`` ``ADD_PARTITION``
+    (real MaxCompute logs one for every partition written): writes, never changes (False: the same bytes)."""
     if not 0 <= foreign_share < 1:
         raise ValueError("--foreign-share must be at least 0 and below 1")
     if not 0 <= openlineage_share <= 1:
@@ -94,6 +96,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
     platform.hub_changes = hub_changes
     platform.planted_failures = planted_failures
     platform.job_settings = job_settings
+    platform.partition_events = partition_events
     spark_jobs = openlineage.plant(platform, openlineage_share)
     platform.spark_reads = frozenset(r for job in spark_jobs for r in job.reads)
     counts = Counts()
@@ -139,6 +142,7 @@ def generate(out: str | Path, tables: int = 200, days: int = 14, start: date = D
         **({"hub_changes": hub_changes} if hub_changes else {}),
         **({"planted_failures": planted_failures} if planted_failures else {}),
         **({} if job_settings else {"job_settings": False}),
+        **({"partition_events": True} if partition_events else {}),
         "counts": counts.as_json(), "interesting": interesting(platform, recorder),
     })
     return Result(root, sum(counts.records.values()), len(counts.files), summary)

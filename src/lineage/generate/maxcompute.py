@@ -159,6 +159,10 @@ def jobs(platform: Platform, ids: Ids, day: Day) -> Iterator[dict[str, Any]]:
                     for table in node.targets:
                         yield _table_data(platform, ids, "ChangeTableData", run.end - timedelta(seconds=10), owner,
                                           table, run.job, "DATA_INGESTION")
+            if run.ok and platform.partition_events:  # as MaxCompute logs every partition a job writes (seed 002)
+                for table in node.targets:
+                    yield _table_data(platform, ids, "ChangeTable", run.end - timedelta(seconds=5), owner, table,
+                                      run.job, "ADD_PARTITION")
             extra = {"errorCode": run.error[0], "errorMessage": run.error[1]} if run.error else {}
             yield event(platform, ids, "JobChange", "JobEvent", run.end, owner, {"Instance": [run.job]},
                         {**common, "Status": "Terminated" if run.ok else "Failed"}, **extra)

@@ -180,6 +180,7 @@ class Platform:
     hub_changes: int = 0  # plan.hub_changes: columns added daily to the most-read tables
     planted_failures: int = 0  # plan.planted_breaks: columns dropped or renamed that break their readers
     job_settings: bool = True  # False (generate --no-job-settings): jobs name no node; instances frame their jobs
+    partition_events: bool = False  # generate --partition-events: a ChangeTable ADD_PARTITION per table a run writes
     spark_reads: frozenset[str] = frozenset()  # tables the Spark jobs read (generate.openlineage): never broken
 
     def day(self, index: int) -> datetime:
