@@ -184,3 +184,14 @@ def test_the_engines_agree(warehouse):
     local, spark = (cli("blast-radius", "--warehouse", warehouse, "--since", T.date(), "--engine", engine, "--json")
                     for engine in ("local", "spark"))
     assert local["changes"] == spark["changes"]
+
+
+def test_the_report_names_each_change_s_category_and_columns(warehouse, tmp_path):
+    ran = CliRunner().invoke(main, ["report", "--warehouse", str(warehouse), "--out", str(tmp_path), "--week", "2024-W28",
+                                    "--engine", "local"])
+    assert ran.exit_code == 0, ran.output
+    [md] = tmp_path.rglob("report.md")
+    [html] = tmp_path.rglob("report.html")
+    text, page = md.read_text(), html.read_text()
+    assert "additive: columns x added" in text and "breaking: columns w removed" in text
+    assert "columns x added" in page and ">additive<" in page
