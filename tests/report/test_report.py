@@ -65,7 +65,8 @@ def test_changes_agree_with_blast_radius(demo_report, demo_warehouse):
     assert figures["changes"] == len(blast["changes"])
     assert figures["high_impact"] == sum(c["score"] >= report.high_impact_score for c in blast["changes"])
     assert figures["affected_tables"] == len({a["id"] for c in blast["changes"] for a in c["affected"] if a["label"] == "Table"})
-    assert figures["high_impact"] >= 1 and figures["affected_tables"] >= 1  # the demo week is not trivially empty
+    # the demo week is not trivially empty (its one schema change is a column added: additive, issue 68)
+    assert figures["changes"] >= 5 and sum(c["affected_count"] for c in blast["changes"]) >= 5
 
 
 def test_readers_agree_with_access_and_impact(demo_report, demo_warehouse):
@@ -76,8 +77,10 @@ def test_readers_agree_with_access_and_impact(demo_report, demo_warehouse):
     for change in report.changes[:5]:
         by_id = cli_json("impact", change.change_id, "--warehouse", demo_warehouse, "--engine", "local")
         assert by_id["summary"] == change.summary and by_id["changes"][0]["effect"] == change.effect
-    breaks = [c for c in report.changes if c.effect == "breaks"][:3]
-    assert len(breaks) >= 2
+    # a table-level break reaches what impact of its entity reaches; a column-precise one (issue 68:
+    # additive, breaking) reaches less, and is checked by its id above
+    breaks = [c for c in report.changes if c.effect == "breaks" and c.category in (None, "table")][:3]
+    assert len(breaks) >= 1
     for change in breaks:
         before = (datetime.fromisoformat(change.time) - timedelta(microseconds=1)).isoformat()
         impact = cli_json("impact", change.entity_id, "--warehouse", demo_warehouse, "--as-of", before, "--engine", "local")
