@@ -79,7 +79,7 @@ def test_facts_from_analyses_read_back_equal_facts_from_analyses_computed(events
 def test_a_damaged_entry_is_computed_again_and_rewritten(kept, caplog):
     calls: list[str] = []
 
-    @memo.on_disk("twice", list, tuple)
+    @memo.on_disk("twice", list, tuple, maxsize=0)  # the files alone, no memory
     def twice(text: str, n: int) -> tuple[str, ...]:
         calls.append(text)
         return (text,) * n
@@ -108,7 +108,7 @@ def _readable(path: Path):
 def test_nothing_is_kept_without_a_directory_or_where_it_cannot_be_written(tmp_path, caplog):
     calls: list[str] = []
 
-    @memo.on_disk("once", list, tuple)
+    @memo.on_disk("once", list, tuple, maxsize=0)  # the files alone, no memory
     def once(text: str) -> tuple[str, ...]:
         calls.append(text)
         return (text,)
@@ -126,6 +126,27 @@ def test_nothing_is_kept_without_a_directory_or_where_it_cannot_be_written(tmp_p
     assert caplog.text.count("not kept") == 1  # said once, not once per analysis
 
 
+def test_an_analysis_in_memory_is_still_kept_under_the_next_directory(tmp_path):
+    """A worker that analysed a script for one warehouse writes it under the next one's too (a
+    notebook or a test session building two warehouses in one Spark session)."""
+    calls: list[str] = []
+
+    @memo.on_disk("remembered", list, tuple)
+    def remembered(text: str) -> tuple[str, ...]:
+        calls.append(text)
+        return (text,)
+
+    first, second = tmp_path / "first", tmp_path / "second"
+    try:
+        memo.use(first)
+        assert remembered("x") == remembered("x") == ("x",) and calls == ["x"]  # in memory: once
+        memo.use(second)
+        assert remembered("x") == ("x",)
+    finally:
+        memo.use(None)
+    assert len(list(first.rglob("*.json"))) == len(list(second.rglob("*.json"))) == 1
+
+
 def test_only_the_current_versions_analyses_are_kept(tmp_path):
     cache = tmp_path / "cache" / "sql"
     current, older = memo.directory(cache, "v2"), memo.directory(cache, "v1")
@@ -141,7 +162,7 @@ def test_only_the_current_versions_analyses_are_kept(tmp_path):
 
 
 def test_an_analysis_not_read_for_weeks_is_removed_and_a_read_one_kept(kept):
-    @memo.on_disk("same", list, tuple)
+    @memo.on_disk("same", list, tuple, maxsize=0)  # the files alone, no memory
     def same(text: str) -> tuple[str, ...]:
         return (text,)
 

@@ -55,7 +55,7 @@ METADATA = "metadata"  # a node update that changed nothing its outputs depend o
 
 @dataclass(frozen=True)
 class Setting:
-    """A DataWorks node setting (``facts.dataworks.helpers.NODE_STATE``) and whether a change to it
+    """A DataWorks node setting (``graph.node_diff.NODE_STATE``) and whether a change to it
     changes what or when the node writes (a break downstream) or only who and how it is run."""
 
     name: str

@@ -11,8 +11,11 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from lineage.facts.dataworks.helpers import NODE_STATE
-
+NODE_STATE = ("name", "program_type", "cron", "scheduler_type", "owner", "priority", "repeatability", "datasource",
+              "baseline")
+"""What a node-change event says the node is after it (``facts.dataworks.helpers.node_state`` keeps
+it on the Change record); the event carries no before. Kept here, not beside the event models, so the
+questions can read it without importing them."""
 NODE_KINDS = ("node_create", "node_update")
 CHANGED = "changed"
 

@@ -92,15 +92,17 @@ def using(root: Path | None, task: Callable[[Iterable[Any]], Iterator[T]]) -> Ca
     return run
 
 
-def on_disk(name: str, encode: Callable[[T], Any], decode: Callable[[Any], T]) -> Callable[[Callable[..., T]], Callable[..., T]]:
-    """A pure function of JSON-able arguments, its results kept under the directory :func:`use` set
-    (``encode``: the result as JSON-able data; ``decode``: back). Put it under ``lru_cache``: the
-    file is read once per process and text."""
+def on_disk(name: str, encode: Callable[[T], Any], decode: Callable[[Any], T],
+            maxsize: int = 8192) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """A pure function of JSON-able arguments, its results kept under the directory :func:`use`
+    set (``encode``: the result as JSON-able data; ``decode``: back), and in this process's memory
+    (``maxsize`` results: a day's distinct scripts; the file is read once per process and text).
+    The memory is keyed by the directory too: a worker that analysed a script for one warehouse
+    still writes it under the next one's (a notebook or a test session building two)."""
 
     def wrap(fn: Callable[..., T]) -> Callable[..., T]:
-        @functools.wraps(fn)
-        def cached(*args: Any) -> T:
-            root = _root
+        @functools.lru_cache(maxsize=maxsize)
+        def kept(root: Path | None, *args: Any) -> T:
             if root is None:
                 return fn(*args)
             key = hashlib.sha256(json.dumps([name, *args]).encode()).hexdigest()
@@ -117,6 +119,12 @@ def on_disk(name: str, encode: Callable[[T], Any], decode: Callable[[Any], T]) -
             _write(path, json.dumps(encode(value)).encode())
             return value
 
+        @functools.wraps(fn)
+        def cached(*args: Any) -> T:
+            return kept(_root, *args)
+
+        cached.cache_clear = kept.cache_clear  # type: ignore[attr-defined]
+        cached.cache_info = kept.cache_info  # type: ignore[attr-defined]
         return cached
 
     return wrap

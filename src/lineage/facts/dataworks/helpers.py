@@ -30,6 +30,7 @@ from lineage.facts.dataworks.codes import (
     table_name_of,
     body_of,
 )
+from lineage.graph.node_diff import NODE_STATE
 from lineage.sql.lineage import table_lineage
 
 # ---------------------------------------------------------------------------------------------
@@ -55,10 +56,6 @@ def node_ref(event: ParsedEvent) -> Iterator[Out]:
     yield Out(dw_id("Node", body_of(event).node_id))
 
 
-NODE_STATE = ("name", "program_type", "cron", "scheduler_type", "owner", "priority", "repeatability", "datasource",
-              "baseline")
-"""What a node-change event says the node is after it: its Change record keeps it, so an update can
-be told apart from the state before (``lineage.graph.node_diff``); the event carries no before."""
 
 
 def node_state(event: ParsedEvent) -> Iterator[Out]:

@@ -38,10 +38,10 @@ from lineage.sql.positional import by_position
 
 REASON_MAX_CHARS = 1000
 UNKNOWN_TABLES = "column_lineage_unknown_tables"
+"""The Job property listing (JSON) the tables whose columns its column lineage needed and did not have."""
 COLUMN_ORDER = "column_order"
 """The Job property listing (JSON) the tables it takes by column position (``lineage.sql.positional``):
 read through a ``*``, inserted into without a column list. A column added reaches these jobs only."""
-"""The Job property listing (JSON) the tables whose columns its column lineage needed and did not have."""
 QUALIFIERS = (("direct", DIRECT), ("indirect", INDIRECT))
 """A pair's qualifier and the OpenLineage subtypes it carries (one pair may have both)."""
 
@@ -90,7 +90,6 @@ def _script_from(data: dict) -> _Script:
     return _Script(nets, tuple(data["reasons"]), None if unknown is None else tuple(unknown), data["pairs"])
 
 
-@lru_cache(maxsize=8192)
 @memo.on_disk("script_columns", _script_json, _script_from)
 def _script(sql: str, project: str | None) -> _Script:
     lineage, unknown = _columns_of(sql, project, (), True), _still_needed(sql, project, ())
@@ -382,7 +381,6 @@ def resolved(event: ParsedEvent, lookup: Callable[[str], Sequence[str]],
         Out(job, props={**_status(reasons), UNKNOWN_TABLES: still})
 
 
-@lru_cache(maxsize=8192)
 @memo.on_disk("needs", list, tuple)
 def _needs(sql: str, project: str | None, schema: Schema) -> tuple[str, ...]:
     """The tables the script's column lineage with ``schema`` still needs (:func:`_needed`): once per
@@ -398,7 +396,6 @@ def _still_needed(sql: str, project: str | None, schema: Schema) -> tuple[str, .
     return tuple(_needed(lineage, helpers._lineage_of(sql, project), stated))
 
 
-@lru_cache(maxsize=8192)
 @memo.on_disk("outcome", list, lambda data: (data[0], tuple(data[1])))
 def _outcome(sql: str, project: str | None, schema: Schema) -> tuple[str | None, tuple[str, ...]]:
     """The ``pairs`` property (JSON; None: no pair) and the partial reasons with ``schema``: a

@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from datetime import timedelta
-from functools import lru_cache
 from typing import Any
 
 from lineage import ids
@@ -211,7 +210,6 @@ def _succeeded(event: ParsedEvent) -> bool:
     return status is not None and status.lower() in JOB_SUCCESS
 
 
-@lru_cache(maxsize=8192)
 @memo.on_disk("table_lineage", sql_lineage.to_json, sql_lineage.from_json)
 def _lineage_of(sql: str, project: str | None) -> SqlLineage:
     """Parsed once per text: a scheduled node submits the same script every day, and a job's
