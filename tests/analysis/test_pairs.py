@@ -42,7 +42,7 @@ def test_pairs_are_every_affected_vertex_and_the_answer_is_unchanged(demo_wareho
 def test_a_rerun_replaces_the_dataset_and_an_empty_window_has_its_schema(demo_warehouse, tmp_path, monkeypatch):
     from lineage.analysis import pairs
 
-    monkeypatch.setattr(pairs, "BATCH_ROWS", 5)  # several files
+    monkeypatch.setattr(pairs, "BATCH_ROWS", 3)  # several files (the week has 8 pairs)
     radius(demo_warehouse, "--pairs-out", tmp_path / "pairs")
     files = sorted(p.name for p in (tmp_path / "pairs").iterdir())
     assert len(files) > 2
@@ -62,6 +62,6 @@ def test_report_pairs_are_the_weeks_blast_radius_pairs_beside_the_report(demo_wa
     assert result.exit_code in (0, 3), result.stderr  # 3: the report says its inputs are incomplete
     radius(demo_warehouse, "--pairs-out", tmp_path / "pairs")
     beside = list(read_pairs(tmp_path / "r" / "2024-W27" / "pairs"))
-    assert beside == list(read_pairs(tmp_path / "pairs")) and len(beside) > 10
+    assert beside == list(read_pairs(tmp_path / "pairs")) and len(beside) > 5
     assert sorted(p.name for p in (tmp_path / "r" / "2024-W27").iterdir()) == \
         ["pairs", "report.html", "report.json", "report.md"]
