@@ -1,6 +1,7 @@
 // Column impact (Neo4j 5.21+: shortest-path search)
 // Answers: If this column changes, which columns take its values along direct column FEEDS, in
-//   which tables, and which nodes and jobs read those tables (not past job runs), at the fewest hops?
+//   which tables, and which nodes and jobs read those columns there (a column FEEDS out of one
+//   names them in its via; not past job runs), at the fewest hops?
 // Parameters:
 //   $column_id  the changed column, e.g. 'column:maxcompute:p.s.a'
 //   $as_of      the moment whose graph to look at (UTC), e.g. '2024-07-02T01:00:00Z'
@@ -25,7 +26,8 @@ WITH at, source, collect([w IN ways WHERE c IS NOT NULL AND w[0] = distance
     | {node: c, distance: distance, from: w[1]}]) AS found
 UNWIND reduce(acc = [{node: source, distance: 0, from: null}], l IN found | acc + l) AS col
 WITH at, col, col.node AS c, col.distance AS d
-// 2. each column's table (HAS_COLUMN, else the table its id names), the Jobs and Nodes reading it
+// 2. each column's table (HAS_COLUMN, else the table its id names), the Jobs and Nodes reading it;
+//    a reader is kept when a column FEEDS out of a column reached there names it in its via
 OPTIONAL MATCH (t:Table)-[h:HAS_COLUMN]->(c)
 WHERE h.valid_from <= at AND coalesce(h.valid_to, 'z') > at
 WITH at, col, c, d, collect(t) AS owned, split(substring(c.id, 7), '.') AS parts
@@ -38,17 +40,19 @@ WITH at, col, c, d, owned, names, collect(n) AS named
 WITH at, col, c, d, CASE WHEN size(owned) > 0 THEN owned
     ELSE [x IN named WHERE x.id = head([m IN names WHERE m IN [y IN named | y.id]])] END AS tables
 UNWIND CASE WHEN size(tables) = 0 THEN [null] ELSE tables END AS t
-WITH at, col, c, d, t, CASE WHEN t IS NULL THEN [] ELSE [{node: t, distance: d + 1, from: c.id}] +
+WITH at, col, c, d, t, [(c)-[g:FEEDS]->() WHERE g.valid_from <= at AND coalesce(g.valid_to, 'z') > at
+    | g.via] AS vias
+WITH at, col, c, d, t, vias, CASE WHEN t IS NULL THEN [] ELSE [{node: t, distance: d + 1, from: c.id}] +
   [(x)-[r:READS]->(t)
     WHERE (x:Job OR x:Node) AND NOT x.id STARTS WITH 'job:maxcompute:'
     AND r.valid_from <= at AND coalesce(r.valid_to, 'z') > at
     AND coalesce(x.deleted_at, 'z') > at
-    | {node: x, distance: d + 2, from: t.id}] END AS around
+    | {node: x, distance: d + 2, from: t.id, reads: any(v IN vias WHERE x.id IN v)}] END AS around
 UNWIND [col] + around AS hit
-// 3. one row per vertex, at its fewest hops
-WITH hit.node AS v, min(hit.distance) AS distance, collect(hit) AS hits
-WHERE distance > 0
-UNWIND [h IN hits WHERE h.distance = distance] AS nearest
-RETURN distance, v.label AS label, v.id AS id, v.name AS name,
-    collect(DISTINCT nearest.from) AS from
+// 3. one row per vertex, at its fewest hops (a reader: from the nearest table it reads a reached column of)
+WITH hit.node AS v, hit.from AS src, min(hit.distance) AS distance, collect(hit.reads) AS reads
+WHERE distance > 0 AND (NOT v.label IN ['Job', 'Node'] OR true IN reads)
+WITH v, min(distance) AS d, collect([distance, src]) AS ways
+RETURN d AS distance, v.label AS label, v.id AS id, v.name AS name,
+    [w IN ways WHERE w[0] = d | w[1]] AS from
 ORDER BY distance, id

@@ -22,13 +22,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Mapping
 
 from lineage import ids
 from lineage.export.state import NODE, REL
 from lineage.graph.api import built
+from lineage.graph.node_diff import CHANGED
 
 CHANGE_LABEL = "Change"
 CHANGES_REL = "CHANGES"
@@ -220,11 +221,26 @@ class Source:
     """The datasets of one built generation, read a batch at a time as :data:`STREAMS`' records."""
 
     paths: tuple[Path, ...]
+    changed: Mapping[str, str] = field(default_factory=dict)
+    """Node update id -> what it changed (``graph.node_diff``): a record says only the settings
+    after it, so this is computed once over the node records, as every question reads them."""
 
     @classmethod
     def of(cls, warehouse: str | Path) -> "Source":
+        from lineage.graph.api import change_rows
+        from lineage.graph.node_diff import NODE_KINDS
+
         wh = built(warehouse, "vertices", "edges", "changes")
-        return cls(tuple(getattr(wh, dataset) for dataset, _ in STREAMS))
+        nodes = change_rows(warehouse, kinds=NODE_KINDS, merge=False)
+        changed = {c["change_id"]: c["properties"][CHANGED] for c in nodes if CHANGED in (c["properties"] or {})}
+        return cls(tuple(getattr(wh, dataset) for dataset, _ in STREAMS), changed)
+
+    def _rows(self, stream: int, batch: Any) -> Iterator[dict[str, Any]]:
+        for row in _rows(batch):
+            said = self.changed.get(row["change_id"]) if STREAMS[stream][0] == "changes" else None
+            if said is not None:
+                row["properties"] = {**row["properties"], CHANGED: said}
+            yield row
 
     def batches(self, wanted: "Callable[[int], Any] | None" = None) -> Iterator[tuple[int, list[Any]]]:
         """``(stream, records)`` per batch of rows; ``wanted(stream)``, when given, is a boolean
@@ -244,7 +260,7 @@ class Source:
                     if not part.any():
                         continue
                     batch = batch.filter(pa.array(part))
-                yield stream, [record(r) for r in _rows(batch)]
+                yield stream, [record(r) for r in self._rows(stream, batch)]
 
     def records(self) -> Iterator[Any]:
         for _, batch in self.batches():
