@@ -133,6 +133,25 @@ def test_cycles_are_components_holding_their_own_edges_with_the_jobs_that_close_
         ((tab("a"), tab("b"), tab("c")), ("job:j1", "job:j2", "node:n1")),  # a->b names its node: n1, not j1
         ((tab("s"),), ("job:snap",)),
     ]
+    assert [c.self_loop for c in hand.cycles] == [False, True]  # s: its own job reads and rewrites it
+    assert [c["self_loop"] for c in hand.to_json()["cycles"]] == [False, True]
+
+
+def test_the_text_answer_says_self_loops_apart_and_what_no_run_means(hand_answers):
+    """Issue 69: a table its own job rewrites is not a cycle between tables; an unused table no run
+    wrote in the window is one its node is deployed to write (not "0 run(s)")."""
+    from lineage.cli.hygiene import hygiene_lines
+
+    lines = hygiene_lines(hand_answers("local"))
+    text = "\n".join(lines)
+    assert "cycles between tables: 1" in lines
+    assert lines[lines.index("cycles between tables: 1") + 1].startswith("  a, b, c  closed by: ")
+    loops = next(i for i, line in enumerate(lines) if line.startswith("self-loops: "))
+    assert lines[loops].startswith("self-loops: 1 table(s) each read and rewritten by its own job")
+    assert lines[loops + 1] == "  s"
+    nw = next(line for line in lines if line.startswith("  nw  "))
+    assert nw.endswith("no run seen in 30 days (its node is deployed to write it)")
+    assert "2 run(s) in 30 days, 2,000 bytes, 20 records" in text and "0 run(s)" not in text
 
 
 def test_islands_are_weak_components_largest_first(hand):

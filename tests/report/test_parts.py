@@ -17,7 +17,9 @@ from click.testing import CliRunner
 from export.graphgen import write_graph
 
 from lineage.cli import main
+from lineage.render.escape import markdown as markdown_escape
 from lineage.report import load
+from lineage.report.hygiene import shares_text
 
 from .conftest import WEEK
 
@@ -227,5 +229,13 @@ def test_the_hygiene_section_finds_the_generators_planted_unused_tables_and_cycl
     assert section.risers and all(m.end > m.start for m in section.risers)
     html = (folder / "report.html").read_text()
     assert '<section id="hygiene">' in html
+    # issue 69: a self-loop is said apart from tables feeding each other; shares tell start from end
+    loops = [c for c in section.cycles if c.self_loop]
+    assert all(len(c.tables) == 1 for c in loops) and all(len(c.tables) > 1 for c in section.cycles if not c.self_loop)
+    md = (folder / "report.md").read_text()
+    assert f"self-loops (a table its own job reads and rewrites, usually by design): {len(loops)}." in md
+    for m in section.risers + section.fallers:
+        start, end = shares_text(m.start, m.end)
+        assert start != end and f"{markdown_escape(m.name)} ({start}% to {end}%)" in md
     for table in truth["unused"]:
         assert tables[table]["name"] in html.split('<section id="hygiene">')[1].split("</section>")[0]

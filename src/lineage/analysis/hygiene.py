@@ -14,8 +14,9 @@ equal by ``tests/analysis/test_hygiene.py``:
   ``valid_from``) lies in the window. A read of unknown time counts (a table is never called
   unused for want of a date), a write of unknown time does not;
 * **cycles**: strongly connected components of the dataset graph that hold one of their own
-  edges (more than one table, or a self-loop); the jobs that close one are the ``via`` of those
-  edges: the nodes named, or the jobs where an edge names no node;
+  edges (more than one table, or a self-loop: ``Cycle.self_loop``, a table its own job reads and
+  rewrites, printed apart); the jobs that close one are the ``via`` of those edges: the nodes
+  named, or the jobs where an edge names no node;
 * **islands**: weakly connected components of the dataset graph, largest first;
 * **importance**: PageRank (damping :data:`DAMPING`) over FEEDS between datasets and READS turned
   the way data flows (table -> reader), each (src, dst) pair once; scores sum to 1 over that
@@ -74,6 +75,12 @@ class Cycle:
     tables: tuple[str, ...]
     jobs: tuple[str, ...]
 
+    @property
+    def self_loop(self) -> bool:
+        """One table its own job reads and rewrites (a staging table, an incremental dimension):
+        a normal pattern, said apart from tables feeding each other (issue 69)."""
+        return len(self.tables) == 1
+
 
 @dataclass(frozen=True)
 class Island:
@@ -113,7 +120,7 @@ class Hygiene:
         return {
             "as_of": _iso(self.as_of), "unused_days": self.unused_days, "engine": self.engine,
             "unused": [unused(u) for u in self.unused],
-            "cycles": [{"tables": list(c.tables), "jobs": list(c.jobs)} for c in self.cycles],
+            "cycles": [{"tables": list(c.tables), "jobs": list(c.jobs), "self_loop": c.self_loop} for c in self.cycles],
             "islands": [{"size": i.size, "tables": list(i.tables)} for i in self.islands],
             "importance": [{"id": i.id, "name": self.names.get(i.id), "score": i.score, "owners": list(i.owners)}
                            for i in self.importance],

@@ -26,19 +26,33 @@ def _some(ids, names: dict[str, str], limit: int = LISTED) -> str:
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
 
 
+def runs_text(runs: int, days: int) -> str:
+    """What an unused table's run count means: a count of 0 is a node deployed to write it whose
+    runs the window holds none of, not a table nothing writes."""
+    if runs:
+        return f"{runs} run(s) in {days} days"
+    return f"no run seen in {days} days (its node is deployed to write it)"
+
+
 def hygiene_lines(result: Hygiene) -> list[str]:
     """The human answer: what a platform team acts on, each section with its count first."""
     names = result.names
     lines = [f"platform hygiene as of {result.to_json()['as_of']} ({result.engine} engine)", ""]
     lines.append(f"unused tables: {len(result.unused)} written in the last {result.unused_days} days and read by nothing")
     for u in result.unused:
-        cost = f"{u.runs} run(s)" + (f", {u.bytes:,.0f} bytes" if u.bytes is not None else "") + (
+        cost = runs_text(u.runs, result.unused_days) + (f", {u.bytes:,.0f} bytes" if u.bytes is not None else "") + (
             f", {u.records:,.0f} records" if u.records is not None else "")
         lines.append(f"  {names.get(u.id, u.id)}  owners: {_some(u.owners, names) or '-'}  "
                      f"writers: {_some(u.writers, names, 3) or '-'}  {cost}")
-    lines += ["", f"cycles: {len(result.cycles)}"]
-    for c in result.cycles:
+    between = [c for c in result.cycles if not c.self_loop]
+    loops = [c for c in result.cycles if c.self_loop]
+    lines += ["", f"cycles between tables: {len(between)}"]
+    for c in between:
         lines.append(f"  {_some(c.tables, names)}  closed by: {_some(c.jobs, names, 5) or '-'}")
+    lines += ["", f"self-loops: {len(loops)} table(s) each read and rewritten by its own job "
+                  "(staging, incremental loads: usually by design)"]
+    if loops:
+        lines.append(f"  {_some([c.tables[0] for c in loops], names)}")
     tiny = [i for i in result.islands if i.size <= TINY_ISLAND]
     lines += ["", f"islands: {len(result.islands)}"]
     if result.islands:

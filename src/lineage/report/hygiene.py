@@ -51,6 +51,16 @@ def _moves(ctx: Context, start: Hygiene, end: Hygiene) -> tuple[list[ImportanceM
     return risers, fallers
 
 
+def shares_text(start: float, end: float) -> tuple[str, str]:
+    """Two shares as percents (the number; the template adds ``%``) with the fewest decimals (two
+    at least) that tell them apart: "0.45% -> 0.45%" said nothing (issue 69)."""
+    for digits in (*range(2, SHARE_DIGITS - 1), 2):  # the same at every precision: two decimals
+        old, new = f"{start * 100:.{digits}f}", f"{end * 100:.{digits}f}"
+        if old != new:
+            break
+    return old, new
+
+
 def hygiene_section(ctx: Context, warehouse: str | Path, window: Window,
                     unused_days: int = DEFAULT_UNUSED_DAYS) -> HygieneSection:
     """Hygiene at ``window.since`` and ``window.until``, compared."""
@@ -64,7 +74,8 @@ def hygiene_section(ctx: Context, warehouse: str | Path, window: Window,
         new_unused=[UnusedTable(id=u.id, name=ctx.name(u.id), owners=_named(ctx, u.owners),
                                 writers=_named(ctx, u.writers), runs=u.runs, last_written=iso(u.last_written))
                     for u in end.unused if u.id not in was_unused],
-        cycles=[CycleFound(tables=_named(ctx, c.tables), jobs=_named(ctx, c.jobs), new=c.tables not in was_cycle)
+        cycles=[CycleFound(tables=_named(ctx, c.tables), jobs=_named(ctx, c.jobs), new=c.tables not in was_cycle,
+                           self_loop=c.self_loop)
                 for c in end.cycles],
         risers=risers, fallers=fallers,
     )

@@ -297,6 +297,7 @@ class CycleFound(_Model):
     tables: list[Named]
     jobs: list[Named]  # the jobs (nodes) that close it
     new: bool  # not a cycle at the week's start
+    self_loop: bool = False  # one table its own job reads and rewrites (staging, incremental): shown apart
 
 
 class ImportanceMove(_Model):

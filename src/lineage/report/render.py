@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from lineage.render.escape import markdown as markdown_escape
 from lineage.render.escape import visible
+from lineage.report.hygiene import shares_text
 from lineage.report.model import Change, Report
 from lineage.report.parts import empty_text
 from lineage.report.svg import day_bars, impact_picture, sparkline
@@ -74,7 +75,7 @@ def _helpers(report: Report) -> dict:
         return [p.name for p in report.people if c.change_id in p.changes]
 
     return {"name": name, "change": change, "tell": tell, "row": by_id.__getitem__, "empty": empty_text,
-            "spark": lambda *a: Markup(sparkline(*a)),
+            "spark": lambda *a: Markup(sparkline(*a)), "shares": shares_text,
             "bars": lambda *a: Markup(day_bars(*a))}
 
 
