@@ -188,9 +188,9 @@ class ChangeImpact:
     def settings(self) -> list[dict[str, Any]]:
         """``settings`` of ``blast-radius --json``: what a node update changed, ``[{"setting",
         "before", "after"}]`` (empty for any other kind, or when not known)."""
-        from lineage.analysis.categories import NODE_UPDATE, categorize
+        from lineage.analysis.categories import NODE_KINDS, categorize
 
-        if self.kind != NODE_UPDATE:
+        if self.kind not in NODE_KINDS:
             return []
         return [{"setting": k, "before": b, "after": a} for k, b, a in categorize(self._record()).settings]
 
@@ -200,6 +200,18 @@ class ChangeImpact:
         from lineage.analysis.categories import categorize
 
         return categorize(self._record()).to_json()
+
+    def script(self) -> dict[str, Any] | None:
+        """``script`` of ``blast-radius --json``: what a node update or deploy did to its script
+        (``lineage.graph.script_changes``: the category and, per table it writes, the columns
+        added, removed or redefined, and why), None when not known or another kind."""
+        import json
+
+        said = self.properties.get("script")
+        try:
+            return json.loads(said) if said else None
+        except ValueError:
+            return None
 
     def _record(self) -> dict[str, Any]:
         return {"kind": self.kind, "entity_id": self.entity_id, "properties": self.properties}
@@ -212,6 +224,7 @@ class ChangeImpact:
             "affected_count": self.count, "gained": list(self.gained), "lost": list(self.lost),
             "may_fail": list(self.may_fail), "reported_by": [dict(r) for r in self.reported_by],
             "columns": self.columns(), "category": self.category(), "settings": self.settings(),
+            "script": self.script(),
             "failed_after": [dict(r) for r in self.failed_after],
             "affected": [{"id": a.id, "label": a.label, "distance": a.distance, "path": list(a.path),
                           "may_fail": a.may_fail, "table_level": a.table_level} for a in self.affected],

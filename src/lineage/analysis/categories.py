@@ -14,8 +14,11 @@ apart. A lifecycle or a comment changed is no schema change (``rules.CHANGE_EFFE
 :func:`categorize` is the one function over a change's column diff; blast radius (both engines: the
 column answer is a pure function of the rows either reads), ``blast-radius --json`` (``category``,
 ``columns``) and the report read it. A DataWorks node update is categorized by the settings it
-changed (:func:`node_update`): *breaking* when its outputs depend on them, else *metadata*, which
-tells its owners and is not ranked as a break.
+changed and by what its script change did (:func:`node_update`): *breaking* when its outputs
+depend on the settings changed, or the script's rows changed (every reader) or output columns were
+removed or redefined (their readers); *additive* when the script only added output columns; else
+*metadata*, which tells its owners and is not ranked as a break. A deploy is categorized by its
+script alone.
 """
 
 from __future__ import annotations
@@ -75,7 +78,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("baseline", False, "another baseline (SLA) watches it"),
 )
 OUTPUT_SETTINGS = frozenset(s.name for s in SETTINGS if s.outputs)
-NODE_UPDATE = "node_update"
+NODE_UPDATE, NODE_DEPLOY = "node_update", "node_deploy"
+NODE_KINDS = (NODE_UPDATE, NODE_DEPLOY)
+SCRIPT_LEVELS = {"unchanged": 0, "additive": 1, "breaking": 2, "table": 3}
+"""A script change's category (``lineage.sql.script_diff``) as a level: metadata, additive, the
+readers of some columns, every reader. A node change's level is its settings' and script's worst."""
 
 
 @dataclass(frozen=True)
@@ -87,31 +94,53 @@ class Category:
     columns: tuple[tuple[str, str], ...]
     why: str
     settings: tuple[tuple[str, Any, Any], ...] = ()
+    whole: bool = True  # a node change reaching every reader of its outputs (False: the columns' only)
 
     def to_json(self) -> list[dict[str, str]]:
         return [{"column": c, "change": how} for c, how in self.columns]
 
 
-def node_update(change: Mapping[str, Any]) -> Category:
-    """A node update is *breaking* when a setting its outputs depend on changed (:data:`SETTINGS`),
-    or when what it changed is unknown (no record of the node before it: the safe side); else
-    *metadata*: its owners are told, nothing is walked."""
+def _json(props: Mapping[str, Any], key: str) -> Any:
     import json
 
+    try:
+        return json.loads(props[key]) if props.get(key) is not None else None
+    except ValueError:
+        return None
+
+
+def node_update(change: Mapping[str, Any]) -> Category:
+    """A node update or deploy, by the settings it changed (:data:`SETTINGS`; a deploy has none)
+    and what its script change did (``script``: ``lineage.graph.script_changes``), the worse of
+    the two: an output setting changed, or the settings not known (no record of the node before
+    it: the safe side), reach every reader; the script's rows changed, every reader; output columns
+    removed or redefined, their readers; only added, the readers taking a table by position;
+    nothing, its owners are told (*metadata*). A change with no script (no run after it yet, a
+    script not understood) is categorized by its settings alone."""
     props = change.get("properties") or {}
     props = dict(props) if not isinstance(props, dict) else props
-    try:
-        changed = json.loads(props["changed"]) if props.get("changed") is not None else None
-    except ValueError:
-        changed = None
-    if not isinstance(changed, dict):
-        return Category(BREAKING, (), "what the update changed is not known: every reader, the safe side")
-    settings = tuple((k, *v) for k, v in sorted(changed.items()) if isinstance(v, list) and len(v) == 2)
-    if OUTPUT_SETTINGS.intersection(changed):
-        why = "; ".join(s.why for s in SETTINGS if s.name in changed and s.outputs)
-        return Category(BREAKING, (), why, settings)
-    why = "; ".join(s.why for s in SETTINGS if s.name in changed) or "nothing changed"
-    return Category(METADATA, (), why, settings)
+    changed = _json(props, "changed")
+    script = _json(props, "script")
+    script = script if isinstance(script, dict) and script.get("category") in SCRIPT_LEVELS else None
+    settings: tuple[tuple[str, Any, Any], ...] = ()
+    if change["kind"] == NODE_DEPLOY:
+        level, why = (0, "") if script is not None else (3, "what the deploy changed is not known: every reader")
+    elif not isinstance(changed, dict):
+        level, why = 3, "what the update changed is not known: every reader, the safe side"
+    else:
+        settings = tuple((k, *v) for k, v in sorted(changed.items()) if isinstance(v, list) and len(v) == 2)
+        outputs = OUTPUT_SETTINGS.intersection(changed)
+        level = 3 if outputs else 0
+        why = "; ".join(s.why for s in SETTINGS if s.name in changed and (s.outputs or not outputs))
+    columns: tuple[tuple[str, str], ...] = ()
+    if script is not None:
+        tables = script.get("tables") or []
+        columns = tuple((f"{t['table']}.{c['column']}", c["change"]) for t in tables for c in t.get("columns") or [])
+        said = "; ".join(f"script: {t['table']}: {t['why']}" for t in tables if t.get("category") != "unchanged")
+        if SCRIPT_LEVELS[script["category"]] > level or (SCRIPT_LEVELS[script["category"]] == level and said):
+            level, why = SCRIPT_LEVELS[script["category"]], "; ".join(w for w in (why, said) if w)
+    category = (METADATA, ADDITIVE, BREAKING, BREAKING)[level]
+    return Category(category, columns, why or "nothing changed", settings, whole=level == 3)
 
 
 def rule_of(kind: str, operation: str | None) -> Rule:
@@ -126,7 +155,7 @@ def rule_of(kind: str, operation: str | None) -> Rule:
 def categorize(change: Mapping[str, Any]) -> Category:
     """The category of a change record (``kind``, ``entity_id``, ``properties``) and its columns
     (a node update: :func:`node_update`)."""
-    if change["kind"] == NODE_UPDATE:
+    if change["kind"] in NODE_KINDS:
         return node_update(change)
     from lineage.analysis.runs import changed_columns
     from lineage.graph.reports import operation_of
@@ -142,8 +171,8 @@ def categorize(change: Mapping[str, Any]) -> Category:
 
 
 def is_categorized(kind: str) -> bool:
-    """Whether a change of ``kind`` has a category (schema changes and node updates)."""
-    return kind == NODE_UPDATE or is_schema(kind)
+    """Whether a change of ``kind`` has a category (schema changes, node updates and deploys)."""
+    return kind in NODE_KINDS or is_schema(kind)
 
 
 def is_schema(kind: str) -> bool:

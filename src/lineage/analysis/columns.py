@@ -330,13 +330,21 @@ def breaks(changes: Sequence[Mapping[str, Any]], chosen: Sequence[int], traversa
     category (``lineage.analysis.categories``): a breaking one naming known columns reaches their
     readers, the fallback tables walked on by ``traversal`` in one call; an additive one on a table
     the readers taking it by position (:func:`additive`). Table-level ones are left out."""
-    from lineage.analysis.categories import ADDITIVE, BREAKING, categorize, is_schema
+    from lineage.analysis.categories import ADDITIVE, BREAKING, NODE_KINDS, categorize, is_schema
 
     found: dict[int, tuple[list[str], list[Reached], list[Reached]]] = {}
     added: dict[int, list[Reached]] = {}
     for i in chosen:
         change = changes[i]
-        if not is_schema(change["kind"]) or not change.get("time"):
+        if not change.get("time"):
+            continue
+        if change["kind"] in NODE_KINDS:  # a script change: the columns and tables its diff names
+            scoped = script_scope(columns.at(query_of(change).moment), change)
+            if scoped is not None:
+                kind, reached = scoped
+                (added if kind == ADDITIVE else found)[i] = reached  # type: ignore[assignment]
+            continue
+        if not is_schema(change["kind"]):
             continue
         category = categorize(change).category
         snap = columns.at(query_of(change).moment)
@@ -358,8 +366,35 @@ def breaks(changes: Sequence[Mapping[str, Any]], chosen: Sequence[int], traversa
         merged = merge(reached, walks[i], [*named, entity])
         out[i] = [r.affected() for r in merged if r.id != entity and (max_depth is None or r.distance <= max_depth)]
     for i, reached in added.items():
-        out[i] = [r.affected() for r in reached if max_depth is None or r.distance <= max_depth]
+        entity = changes[i]["entity_id"]
+        out[i] = [r.affected() for r in reached if r.id != entity and (max_depth is None or r.distance <= max_depth)]
     return out
+
+
+def script_scope(snap: Snapshot, change: Mapping[str, Any]) -> tuple[str, Any] | None:
+    """What a node change whose script diff scopes it reaches (``categories.node_update``, not
+    ``whole``): additive, the readers taking its tables by position (``("additive", reached)``);
+    breaking, the readers of the output columns it removed or redefined (``("breaking", (named,
+    reached, fallback))``). None: every reader (a walk from the node), or metadata (no walk)."""
+    from lineage.analysis.categories import ADDITIVE, BREAKING, categorize
+
+    category = categorize(change)
+    if category.whole or category.category not in (ADDITIVE, BREAKING):
+        return None
+    tables = sorted({t for c, _ in category.columns if (t := ids.table_from_qualified(c.rsplit(".", 1)[0]))})
+    if category.category == ADDITIVE:
+        best: dict[str, Reached] = {}
+        for table in tables:
+            for r in additive(snap, table) if snap.exists(table) else ():
+                if r.id not in best or (r.distance, r.path) < (best[r.id].distance, best[r.id].path):
+                    best[r.id] = r
+        return ADDITIVE, sorted(best.values(), key=lambda r: (r.distance, r.id))
+    named = sorted({ids.column(t, c.rsplit(".", 1)[1]) for c, how in category.columns if how != "added"
+                    if (t := ids.table_from_qualified(c.rsplit(".", 1)[0]))})
+    named = [c for c in named if snap.exists(c) and snap.label(c) == "Column"]
+    if not named:
+        return None
+    return BREAKING, (named, *reach(snap, named, tables=[t for t in tables if snap.exists(t)]))
 
 
 EDGE_COLUMNS = ("src", "dst", "relationship", "qualifier", "src_label", "dst_label", "valid_from", "valid_to",
@@ -425,12 +460,14 @@ def for_changes(changes: Sequence[Mapping[str, Any]], warehouse: Any) -> Timelin
     """The column rows when some change is a column kind (else None: nothing read), read with
     pyarrow on either engine, as the change rows are: collected through Spark, the same rows
     passed through Spark's Row objects too (at 10^6 events, 2 GB more in the driver's Python)."""
-    from lineage.analysis.categories import is_schema
+    from lineage.analysis.categories import NODE_KINDS, is_schema
 
-    if not any(is_schema(c.get("kind") or "") or (c.get("kind") == "tag_change" and ids.label_of(c["entity_id"]) == "Column")
-               for c in changes):
-        return None
-    return timeline_of(warehouse)
+    def columned(c: Mapping[str, Any]) -> bool:
+        kind = c.get("kind") or ""
+        return is_schema(kind) or (kind == "tag_change" and ids.label_of(c["entity_id"]) == "Column") or (
+            kind in NODE_KINDS and "script" in (c.get("properties") or {}))
+
+    return timeline_of(warehouse) if any(columned(c) for c in changes) else None
 
 
 @dataclass(frozen=True)

@@ -85,11 +85,11 @@ def base_effect(kind: str) -> str:
 
 
 def effect_of(change: Mapping[str, Any]) -> str:
-    """A change's effect: its kind's, except a node update that changed nothing its outputs depend
-    on (``lineage.analysis.categories``: *metadata*), which notifies its owners."""
-    from lineage.analysis.categories import METADATA, NODE_UPDATE, categorize
+    """A change's effect: its kind's, except a node update or deploy that changed nothing its
+    outputs depend on (``lineage.analysis.categories``: *metadata*), which notifies its owners."""
+    from lineage.analysis.categories import METADATA, NODE_KINDS, categorize
 
-    if change["kind"] == NODE_UPDATE and categorize(change).category == METADATA:
+    if change["kind"] in NODE_KINDS and categorize(change).category == METADATA:
         return NOTIFIES
     return base_effect(change["kind"])
 

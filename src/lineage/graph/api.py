@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Iterator,
 from lineage.errors import UsageError
 from lineage.events.times import parse_time
 from lineage.graph import around as around_store
-from lineage.graph import node_diff, reports
+from lineage.graph import node_diff, reports, script_changes
 from lineage.graph.asof import EDGE_INTERVAL, EPOCH, VERTEX_INTERVAL, contains, spark_valid
 from lineage.store.warehouse import Warehouse
 
@@ -612,4 +612,5 @@ def change_rows(
         and (end is None or (c["time"] is not None and c["time"] < end))
     ]
     rows.sort(key=lambda c: (c["time"] is None, c["time"].timestamp() if c["time"] else 0.0, c["change_id"]))
+    script_changes.attach(warehouse, rows)  # a node update against its runs' scripts before and after
     return reports.merged(rows) if merge else rows

@@ -150,9 +150,13 @@ BLAST_COLUMNS = (Col("#", right=True), Col("score", right=True), Col("time"), Co
 
 def changed(impact: Any) -> str:
     """What a change did, when it says: its category, the columns it touched, the node settings
-    it changed (``col_9 added, additive``; ``cron 00 05 -> 00 09, breaking``)."""
+    it changed, why its script change reaches every reader (``col_9 added, additive``; ``cron 00
+    05 -> 00 09, breaking``; ``script: a join changed, breaking``)."""
     what = [f'{c["column"]} {c["change"]}' for c in impact.columns()]
     what += [f'{s["setting"]} {s["before"]} -> {s["after"]}' for s in impact.settings()]
+    script = impact.script() if hasattr(impact, "script") else None
+    what += [f'script: {", ".join(t.get("parts") or ["its query"])} changed' for t in (script or {}).get("tables", [])
+             if t["category"] == "table"]  # the columns say the rest
     category = impact.category()
     return ", ".join(what + ([category] if category else []))
 

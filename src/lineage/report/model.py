@@ -106,6 +106,7 @@ class Change(_Model):
     columns: list[str] = []  # the columns it touched, when the change names them
     category: str | None = None  # a schema change's additive / breaking / table (lineage.analysis.categories)
     column_change: str | None = None  # what was done to them (added, removed, type_changed, ...)
+    script: str | None = None  # a node change's script: what of its rows changed ("a join, the filter")
     failed_after: list[FailedRun] = []  # its evidence: runs that failed since (lineage.analysis.runs)
     failing: list[str] = []  # the names of the nodes and jobs those runs are of
     explained: bool = False  # the error of a run failed since names a column the change touched
