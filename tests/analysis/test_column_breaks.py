@@ -12,44 +12,19 @@ dropped, ``v`` renamed, ``k``'s type changed (each by a DDL job).
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from handmade import actiontrail, built, cli, datahub, job
 
 from lineage.analysis.categories import ADDITIVE, BREAKING, TABLE, categorize
-from lineage.cli import main
-from lineage.graph.build import build
-from lineage.ingest.pipeline import ingest
 
 T = datetime(2024, 7, 10, 10, 0, tzinfo=timezone.utc)
 SRC = "table:maxcompute:p.src"
 ALICE = "user:datahub:alice"
 N = {n: f"node:dataworks:{n}" for n in (201, 202, 203, 204, 205, 206)}
 TABLES = {t: f"table:maxcompute:p.{t}" for t in "abcdef"}
-USER = {"accountId": "1", "principalId": "1", "type": "ram-user", "userName": "RAM$p:etl"}
-
-
-def actiontrail(key: str, name: str, kind: str, when: datetime, data: dict, resources: dict | None = None) -> dict:
-    return {"eventId": f"e-{key}", "acsRegion": "cn-hangzhou", "eventName": name, "eventType": kind,
-            "eventTime": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "serviceName": "MaxCompute", "userIdentity": USER,
-            "referencedResources": resources or {}, "additionalEventData": {"ProjectName": "p", **data}}
-
-
-def job(instance: str, when: datetime, sql: str, node: int | None = None) -> dict:
-    return actiontrail(instance, "JobChange", "JobEvent", when,
-                       {"InstanceId": instance, "Status": "Terminated", "TaskType": "SQL", "TaskName": instance,
-                        "OperationText": sql, **({"SKYNET_ID": str(node)} if node else {})}, {"Instance": [instance]})
-
-
-def datahub(category: str, operation: str, when: datetime, **fields: object) -> dict:
-    urn = "urn:li:dataset:(urn:li:dataPlatform:maxcompute,p.src,PROD)"
-    return {"entityUrn": urn, "entityType": "dataset", "category": category, "operation": operation,
-            "auditStamp": {"actor": "urn:li:corpuser:alice", "time": int(when.timestamp() * 1000)}, **fields}
-
-
 DDL = ("CREATE TABLE IF NOT EXISTS p.src (k STRING, v BIGINT, w STRING) PARTITIONED BY (ds STRING);\n"
        "CREATE TABLE IF NOT EXISTS p.a (k STRING, v BIGINT);\nCREATE TABLE IF NOT EXISTS p.b (w STRING);\n"
        "CREATE TABLE IF NOT EXISTS p.c (k STRING, v BIGINT, w STRING);\n"
@@ -83,24 +58,9 @@ EVENTS = [
 ]
 
 
-def cli(*args: object) -> dict:
-    ran = CliRunner().invoke(main, [str(a) for a in args])
-    assert ran.exit_code == 0, ran.output
-    return json.loads(ran.output)
-
-
 @pytest.fixture(scope="module")
 def warehouse(spark, tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("column-breaks")
-    events = root / "events"
-    events.mkdir()
-    maxcompute = [e for e in EVENTS if "eventName" in e]
-    (events / "maxcompute.jsonl").write_text("".join(json.dumps(e) + "\n" for e in maxcompute))
-    (events / "datahub-ece.jsonl").write_text("".join(json.dumps(e) + "\n" for e in EVENTS if e not in maxcompute))
-    wh = root / "warehouse"
-    ingest([events], wh, spark=spark)
-    build(wh, spark=spark)
-    return wh
+    return built(spark, tmp_path_factory.mktemp("column-breaks"), EVENTS)
 
 
 @pytest.fixture(scope="module", params=["local", "spark"])
@@ -187,6 +147,10 @@ def test_the_engines_agree(warehouse):
 
 
 def test_the_report_names_each_change_s_category_and_columns(warehouse, tmp_path):
+    from click.testing import CliRunner
+
+    from lineage.cli import main
+
     ran = CliRunner().invoke(main, ["report", "--warehouse", str(warehouse), "--out", str(tmp_path), "--week", "2024-W28",
                                     "--engine", "local"])
     assert ran.exit_code == 0, ran.output

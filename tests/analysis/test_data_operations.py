@@ -11,45 +11,20 @@ table truncated and its lifecycle changed (notices: alice and the nodes that rea
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from handmade import actiontrail, built, cli, datahub, job
 
-from lineage.cli import main
-from lineage.graph.build import build
-from lineage.ingest.pipeline import ingest
 
 T = datetime(2024, 7, 10, 10, 0, tzinfo=timezone.utc)
 SRC, OUT = "table:maxcompute:p.src", "table:maxcompute:p.out"
 ALICE = "user:datahub:alice"
 N101, N102, N103 = "node:dataworks:101", "node:dataworks:102", "node:dataworks:103"
-USER = {"accountId": "1", "principalId": "1", "type": "ram-user", "userName": "RAM$p:etl"}
-
-
-def actiontrail(key: str, name: str, kind: str, when: datetime, data: dict, resources: dict | None = None) -> dict:
-    return {"eventId": f"e-{key}", "acsRegion": "cn-hangzhou", "eventName": name, "eventType": kind,
-            "eventTime": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "serviceName": "MaxCompute", "userIdentity": USER,
-            "referencedResources": resources or {}, "additionalEventData": {"ProjectName": "p", **data}}
-
-
-def job(instance: str, when: datetime, sql: str, node: str | None = None) -> dict:
-    return actiontrail(instance, "JobChange", "JobEvent", when,
-                       {"InstanceId": instance, "Status": "Terminated", "TaskType": "SQL", "TaskName": instance,
-                        "OperationText": sql, **({"SKYNET_ID": node} if node else {})}, {"Instance": [instance]})
-
-
 def table_event(key: str, name: str, when: datetime, operation: str, source: str = "INSTANCE") -> dict:
     return actiontrail(key, name, "TableEvent", when, {"TableName": "src", "Source": source, "CorrelationId": key,
                                                         "OperationText": operation}, {"Table": ["src"]})
-
-
-def datahub(category: str, operation: str, when: datetime, **fields: object) -> dict:
-    urn = "urn:li:dataset:(urn:li:dataPlatform:maxcompute,p.src,PROD)"
-    return {"entityUrn": urn, "entityType": "dataset", "category": category, "operation": operation,
-            "auditStamp": {"actor": "urn:li:corpuser:alice", "time": int(when.timestamp() * 1000)}, **fields}
 
 
 READ = "INSERT OVERWRITE TABLE p.out SELECT k, v FROM p.src;"
@@ -77,24 +52,9 @@ EVENTS = [
 ]
 
 
-def cli(*args: object) -> dict:
-    ran = CliRunner().invoke(main, [str(a) for a in args])
-    assert ran.exit_code == 0, ran.output
-    return json.loads(ran.output)
-
-
 @pytest.fixture(scope="module")
 def warehouse(spark, tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("data-operations")
-    events = root / "events"
-    events.mkdir()
-    maxcompute = [e for e in EVENTS if "eventName" in e]
-    (events / "maxcompute.jsonl").write_text("".join(json.dumps(e) + "\n" for e in maxcompute))
-    (events / "datahub-ece.jsonl").write_text("".join(json.dumps(e) + "\n" for e in EVENTS if e not in maxcompute))
-    wh = root / "warehouse"
-    ingest([events], wh, spark=spark)
-    build(wh, spark=spark)
-    return wh
+    return built(spark, tmp_path_factory.mktemp("data-operations"), EVENTS)
 
 
 def changes_of(warehouse: Path, engine: str) -> dict[str, dict]:

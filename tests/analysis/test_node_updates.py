@@ -9,69 +9,40 @@ tell the owners, and every answer says which settings changed, before and after.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import handmade
 import pytest
-from click.testing import CliRunner
-
-from lineage.cli import main
-from lineage.graph.build import build
-from lineage.ingest.pipeline import ingest
+from handmade import built, cli, job
 
 T = datetime(2024, 7, 10, 10, 0, tzinfo=timezone.utc)
 NODE, OUT = "node:dataworks:301", "table:maxcompute:p.out"
 OWNER, NEW_OWNER = "user:aliyun:111", "user:aliyun:222"
-USER = {"accountId": "1", "principalId": "1", "type": "ram-user", "userName": "RAM$p:etl"}
 SETTINGS = {"nodeName": "out_etl", "programType": "ODPS_SQL", "cronExpress": "00 30 05 * * ?",
             "schedulerType": "NORMAL", "ownerId": "111", "priority": 1, "baselineId": 9, "repeatability": True,
             "datasource": "odps_first"}
+CREATED = T - timedelta(days=10)
+SQL = "INSERT OVERWRITE TABLE p.out SELECT k FROM p.src;"
 
 
 def node_event(code: str, when: datetime, **changes: object) -> dict:
-    millis = int(when.timestamp() * 1000)
-    return {"datacontenttype": "application/json;charset=utf-8",
-            "data": {**SETTINGS, **changes, "eventCode": code, "nodeId": 301, "projectId": 94, "tenantId": 28378,
-                     "operator": "111", "modifyTime": millis, "createTime": int((T - timedelta(days=10)).timestamp() * 1000)}}
-
-
-def job(instance: str, when: datetime) -> dict:
-    return {"eventId": f"e-{instance}", "acsRegion": "cn-hangzhou", "eventName": "JobChange", "eventType": "JobEvent",
-            "eventTime": when.strftime("%Y-%m-%dT%H:%M:%SZ"), "serviceName": "MaxCompute", "userIdentity": USER,
-            "referencedResources": {"Instance": [instance]},
-            "additionalEventData": {"ProjectName": "p", "InstanceId": instance, "Status": "Terminated", "TaskType": "SQL",
-                                    "TaskName": instance, "SKYNET_ID": "301",
-                                    "OperationText": "INSERT OVERWRITE TABLE p.out SELECT k FROM p.src;"}}
+    return handmade.node_event(301, code, when, SETTINGS, CREATED, **changes)
 
 
 NOTHING, OWNER_ONLY, SCHEDULE = T, T + timedelta(hours=1), T + timedelta(hours=2)
 DATAWORKS = [
-    node_event("node-change-created", T - timedelta(days=10)),
+    node_event("node-change-created", CREATED),
     node_event("node-change-updated", NOTHING),
     node_event("node-change-updated", OWNER_ONLY, ownerId="222"),
     node_event("node-change-updated", SCHEDULE, ownerId="222", cronExpress="00 30 09 * * ?"),
 ]
-MAXCOMPUTE = [job(f"r{day}", T - timedelta(days=9 - day)) for day in range(9)]
-
-
-def cli(*args: object) -> dict:
-    ran = CliRunner().invoke(main, [str(a) for a in args])
-    assert ran.exit_code == 0, ran.output
-    return json.loads(ran.output)
+MAXCOMPUTE = [job(f"r{day}", T - timedelta(days=9 - day), SQL, 301) for day in range(9)]
 
 
 @pytest.fixture(scope="module")
 def warehouse(spark, tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("node-updates")
-    events = root / "events"
-    events.mkdir()
-    (events / "dataworks.jsonl").write_text("".join(json.dumps(e) + "\n" for e in DATAWORKS))
-    (events / "maxcompute.jsonl").write_text("".join(json.dumps(e) + "\n" for e in MAXCOMPUTE))
-    wh = root / "warehouse"
-    ingest([events], wh, spark=spark)
-    build(wh, spark=spark)
-    return wh
+    return built(spark, tmp_path_factory.mktemp("node-updates"), DATAWORKS + MAXCOMPUTE)
 
 
 def updates(warehouse: Path, engine: str) -> dict[datetime, dict]:
