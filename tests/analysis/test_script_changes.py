@@ -103,6 +103,14 @@ def test_an_update_reaches_what_its_script_change_touched(warehouse, engine):
     assert table["score"] > redefined["score"] >= added["score"] > comment["score"]
 
 
+def test_impact_of_a_change_id_is_its_blast_radius(warehouse):
+    """``lineage impact CHANGE_ID`` reads the script change of the update it names, as blast radius."""
+    added = updates(warehouse, "local")["added"]
+    doc = cli("impact", added["change_id"], "--warehouse", warehouse, "--engine", "local", "--json")
+    assert [(c["category"], c["script"], c["affected"]) for c in doc["changes"]] == [
+        (added["category"], added["script"], added["affected"])]
+
+
 def test_the_engines_agree(warehouse):
     assert updates(warehouse, "local") == updates(warehouse, "spark")
 

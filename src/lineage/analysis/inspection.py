@@ -189,7 +189,7 @@ SHOWN = ("src", "dst", "relationship", "src_label", "dst_label", *EDGE_INTERVAL,
 
 @collector_paused()
 def show(warehouse: str | Path, vertex_id: str, *, as_of: Any = None) -> Entity:
-    changes = change_rows(warehouse, entities=[vertex_id])
+    changes = change_rows(warehouse, entities=[vertex_id], scripts=False)
     # its edges, the vertices at their other ends, and the changes' actors (named in the answer)
     vertices, edges = load_tables(warehouse, around=[vertex_id], named={c["actor"] for c in changes if c.get("actor")},
                                   described=[vertex_id], edge_columns=SHOWN)  # the others are named, not described
@@ -286,7 +286,7 @@ def history_rows(vertex_id: str, vertices: Sequence[Row], edges: Sequence[Row], 
 
 
 def history(warehouse: str | Path, vertex_id: str) -> History:
-    changes = change_rows(warehouse, entities=[vertex_id])
+    changes = change_rows(warehouse, entities=[vertex_id], scripts=False)
     vertices, edges = load_rows(warehouse, around=[vertex_id], named={c["actor"] for c in changes if c.get("actor")})
     return history_rows(vertex_id, vertices, edges, changes)
 

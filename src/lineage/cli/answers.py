@@ -93,6 +93,7 @@ def change_ids_first(command):
         from lineage.analysis.api import traversal
         from lineage.analysis.blast import blast_radius
         from lineage.analysis.columns import for_changes
+        from lineage.graph import script_changes
         from lineage.graph.api import change_rows
         from lineage.graph.reports import ids_of
 
@@ -100,8 +101,8 @@ def change_ids_first(command):
         wanted = set(ids)
         if not ids or any(len(i) != 32 or not all(ch in "0123456789abcdef" for ch in i) for i in ids):
             return command(*args, **kwargs)
-        found = [(c, ids_of(c["change_id"], c["reported_by"])) for c in change_rows(kwargs["warehouse"])]
-        changes = [c for c, its in found if wanted.intersection(its)]
+        found = [(c, ids_of(c["change_id"], c["reported_by"])) for c in change_rows(kwargs["warehouse"], scripts=False)]
+        changes = script_changes.attach(kwargs["warehouse"], [c for c, its in found if wanted.intersection(its)])
         if not wanted <= {i for _, its in found for i in its}:
             return command(*args, **kwargs)
         walker = traversal(kwargs["warehouse"], kwargs["engine"])

@@ -587,12 +587,13 @@ def _taken(column: Any, make: Any) -> list[Any]:
 
 def change_rows(
     warehouse: str | Path, since: Any = None, until: Any = None, *, entities: Collection[str] | None = None,
-    merge: bool = True, kinds: Collection[str] | None = None,
+    merge: bool = True, kinds: Collection[str] | None = None, scripts: bool = True,
 ) -> list[dict[str, Any]]:
     """Change records with ``since <= time < until`` as dicts (no JVM), oldest first; only those
     of ``entities`` and of ``kinds`` when given (filtered in Arrow, as :func:`load_rows` does).
     ``merge``: one change reported by several sources is one record, with ``reported_by``
-    (:func:`lineage.graph.reports.merged`); else every record as stored."""
+    (:func:`lineage.graph.reports.merged`); else every record as stored. ``scripts``: each node
+    update's script change (``graph.script_changes``: its runs read) for a caller that ranks them."""
     wh = built(warehouse, "changes")
     start, end = to_time(since), to_time(until)
     if entities is not None or kinds is not None:
@@ -612,5 +613,6 @@ def change_rows(
         and (end is None or (c["time"] is not None and c["time"] < end))
     ]
     rows.sort(key=lambda c: (c["time"] is None, c["time"].timestamp() if c["time"] else 0.0, c["change_id"]))
-    script_changes.attach(warehouse, rows)  # a node update against its runs' scripts before and after
+    if scripts:  # a node update against its runs' scripts before and after
+        script_changes.attach(warehouse, rows)
     return reports.merged(rows) if merge else rows
