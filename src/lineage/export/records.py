@@ -30,6 +30,7 @@ from lineage import ids
 from lineage.export.state import NODE, REL
 from lineage.graph.api import built
 from lineage.graph.node_diff import CHANGED
+from lineage.graph.script_changes import SCRIPT
 
 CHANGE_LABEL = "Change"
 CHANGES_REL = "CHANGES"
@@ -216,30 +217,36 @@ records as nodes, its edge intervals, one CHANGES per Change record (every node 
 relationship, so a relationship's MATCH finds both ends)."""
 
 
+DERIVED = (CHANGED, SCRIPT)
+"""Change properties the questions derive from other records, carried by the exported Change."""
+
+
 @dataclass(frozen=True)
 class Source:
     """The datasets of one built generation, read a batch at a time as :data:`STREAMS`' records."""
 
     paths: tuple[Path, ...]
-    changed: Mapping[str, str] = field(default_factory=dict)
-    """Node update id -> what it changed (``graph.node_diff``): a record says only the settings
-    after it, so this is computed once over the node records, as every question reads them."""
+    derived: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    """Node change id -> what the questions derive for it (:data:`DERIVED`: what an update changed,
+    ``graph.node_diff``; what its script change did, ``graph.script_changes``): a record says only
+    the settings after it, so this is computed once, as every question reads the records."""
 
     @classmethod
     def of(cls, warehouse: str | Path) -> "Source":
+        from lineage.graph import node_diff, script_changes
         from lineage.graph.api import change_rows
-        from lineage.graph.node_diff import NODE_KINDS
 
         wh = built(warehouse, "vertices", "edges", "changes")
-        nodes = change_rows(warehouse, kinds=NODE_KINDS, merge=False)
-        changed = {c["change_id"]: c["properties"][CHANGED] for c in nodes if CHANGED in (c["properties"] or {})}
-        return cls(tuple(getattr(wh, dataset) for dataset, _ in STREAMS), changed)
+        kinds = sorted(set(node_diff.NODE_KINDS) | set(script_changes.KINDS))
+        derived = {c["change_id"]: said for c in change_rows(warehouse, kinds=kinds, merge=False)
+                   if (said := {k: c["properties"][k] for k in DERIVED if k in (c["properties"] or {})})}
+        return cls(tuple(getattr(wh, dataset) for dataset, _ in STREAMS), derived)
 
     def _rows(self, stream: int, batch: Any) -> Iterator[dict[str, Any]]:
         for row in _rows(batch):
-            said = self.changed.get(row["change_id"]) if STREAMS[stream][0] == "changes" else None
-            if said is not None:
-                row["properties"] = {**row["properties"], CHANGED: said}
+            said = self.derived.get(row["change_id"]) if STREAMS[stream][0] == "changes" else None
+            if said:
+                row["properties"] = {**row["properties"], **said}
             yield row
 
     def batches(self, wanted: "Callable[[int], Any] | None" = None) -> Iterator[tuple[int, list[Any]]]:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from lineage.sql.script_diff import diff
+from lineage.store.warehouse import Warehouse
 
 KINDS = ("node_update", "node_deploy")
 SCRIPT = "script"
@@ -56,14 +57,12 @@ def _runs(vertices: Path, nodes: set[str], start: Any, end: Any) -> dict[str, li
 def attach(warehouse: str | Path, rows: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
     """``rows`` (change records), each node update or deploy given ``script`` in place when its
     node ran before and after it."""
-    from lineage.graph.api import built
-
     changes = [r for r in rows if r.get("kind") in KINDS and r.get("time") is not None]
-    if not changes:
+    vertices = Warehouse.at(warehouse).vertices
+    if not changes or not vertices.is_dir():
         return rows
-    wh = built(warehouse, "vertices")
     times = [r["time"] for r in changes]
-    runs = _runs(wh.vertices, {r["entity_id"] for r in changes}, min(times) - RUN_WINDOW, max(times) + RUN_WINDOW)
+    runs = _runs(vertices, {r["entity_id"] for r in changes}, min(times) - RUN_WINDOW, max(times) + RUN_WINDOW)
     for row in changes:
         node_runs = runs.get(row["entity_id"], [])
         before = [r for r in node_runs if r[0] < row["time"]]
