@@ -213,6 +213,13 @@ class ChangeImpact:
         except ValueError:
             return None
 
+    def rows_changed(self) -> list[str]:
+        """What of its script decides every row a node change writes and changed (``"a join"``,
+        ``"the filter"``), over the tables its script writes, sorted; empty when the script change
+        was narrower (its columns say it) or is not known. The text answer and the report say it."""
+        tables = (self.script() or {}).get("tables", [])
+        return sorted({p for t in tables if t.get("category") == "table" for p in t.get("parts") or ["its query"]})
+
     def _record(self) -> dict[str, Any]:
         return {"kind": self.kind, "entity_id": self.entity_id, "properties": self.properties}
 

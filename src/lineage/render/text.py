@@ -154,9 +154,8 @@ def changed(impact: Any) -> str:
     05 -> 00 09, breaking``; ``script: a join changed, breaking``)."""
     what = [f'{c["column"]} {c["change"]}' for c in impact.columns()]
     what += [f'{s["setting"]} {s["before"]} -> {s["after"]}' for s in impact.settings()]
-    script = impact.script() if hasattr(impact, "script") else None
-    what += [f'script: {", ".join(t.get("parts") or ["its query"])} changed' for t in (script or {}).get("tables", [])
-             if t["category"] == "table"]  # the columns say the rest
+    rows = impact.rows_changed()
+    what += [f'script: {", ".join(rows)} changed'] if rows else []  # a narrower change: its columns say it
     category = impact.category()
     return ", ".join(what + ([category] if category else []))
 

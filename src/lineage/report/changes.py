@@ -99,13 +99,6 @@ def column_reach(ctx: Context, ranked: list[ChangeImpact], records: Mapping[str,
     return out
 
 
-def _script_parts(impact: ChangeImpact) -> str | None:
-    """What of a node change's script decides every row and changed (``"a join, the filter"``)."""
-    script = impact.script() or {}
-    parts = sorted({p for t in script.get("tables", []) if t.get("category") == "table" for p in t.get("parts") or []})
-    return ", ".join(parts) or None
-
-
 def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, ColumnReach] | None = None
                 ) -> tuple[list[Change], dict[str, dict[str, list[str]]]]:
     """The report's changes (rank order) and, per change, principal -> tables read (``reach``:
@@ -124,7 +117,7 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, Co
             column_reach=(reach or {}).get(impact.change_id),
             reported_by=list(dict.fromkeys(str(r.get("source")) for r in impact.reported_by)),
             columns=columns, category=impact.category(), column_change=touched[0]["change"] if touched else None,
-            script=_script_parts(impact),
+            script=", ".join(impact.rows_changed()) or None,
             failed_after=[FailedRun(id=r["id"], label=r["label"], definition=r["definition"],
                                     definition_name=ctx.name(r["definition"]), time=r["time"], error=r.get("error"))
                           for r in impact.failed_after],
