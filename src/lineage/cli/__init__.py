@@ -323,7 +323,7 @@ def blast_radius_command(warehouse: Path, since: str | None, until: str | None, 
 
 
 def _write_report(warehouse: Path, out: Path, week: str | None, since: str | None, until: str | None, engine: str,
-                  top: int, as_json: bool, fresh: bool, pairs: bool = False) -> None:
+                  top: int, as_json: bool, fresh: bool, pairs: bool = False, person: str | None = None) -> None:
     """Shared by ``report`` and ``weekly``: write the files, print where (or the document), exit 3 on gaps."""
     from lineage.report.job import INCOMPLETE, write
     from lineage.report.window import choose
@@ -344,7 +344,12 @@ def _write_report(warehouse: Path, out: Path, week: str | None, since: str | Non
     if written.kept:
         say(f"report: the trend's {written.kept} earlier week(s) kept from earlier reports, "
             f"{len(written.history or {}) - written.kept} walked (--fresh-history walks them all)")
-    if as_json:
+    if person:  # one person's digest instead: the files are written all the same
+        from lineage.report.render import find_person, person_markdown
+
+        found = find_person(written.report, person)
+        click.echo(found.model_dump_json(indent=1) if as_json else person_markdown(written.report, found), nl=not as_json)
+    elif as_json:
         click.echo(written.report.to_json(), nl=False)
     else:
         for name, path in written.files.items():
@@ -382,10 +387,13 @@ def _report_options(function):
 @click.option("--out", type=click.Path(path_type=Path), default=Path("reports"), show_default=True,
               help="Reports go to OUT/<week>/report.{html,json,md}.")
 @_report_options
+@click.option("--person", metavar="ID|NAME",
+              help="Print this person's digest (what to act on this week) in Markdown, ready to paste; with --json, "
+                   "their entry of report.json's people. The files are written as usual.")
 def report_command(warehouse: Path, out: Path, week: str | None, since: str | None, until: str | None, engine: str,
-                   top: int, as_json: bool, fresh: bool, pairs: bool) -> None:
+                   top: int, as_json: bool, fresh: bool, pairs: bool, person: str | None) -> None:
     """The weekly impact report: changes, whom to tell, access drift, failures, input health."""
-    _write_report(warehouse, out, week, since, until, engine, top, as_json, fresh, pairs)
+    _write_report(warehouse, out, week, since, until, engine, top, as_json, fresh, pairs, person)
 
 
 @main.command()

@@ -12,7 +12,7 @@ from lineage.analysis.engines import choose_engine, walking
 from lineage.analysis.rules import EFFECTS
 from lineage.graph.api import change_rows
 from lineage.report import changes as changes_section
-from lineage.report import drift, health, history, identities, operations
+from lineage.report import actions, drift, health, history, identities, operations
 from lineage.report.context import Context, iso
 from lineage.report.digest import Marks, keeper
 from lineage.report.hygiene import hygiene_section
@@ -77,6 +77,11 @@ def _walk(warehouse: Warehouse, engine: str, start: datetime, window: Window,
     return everything, downstream
 
 
+def _data_weeks(windows: list[Window], first_day: str | None) -> int:
+    """How many of the trend's windows end after the first day with events (the last ones)."""
+    return sum(first_day is not None and w.until.date().isoformat() > first_day for w in windows)
+
+
 def report(warehouse: str | Path, window: Window, *, engine: str = "auto", top: int = 10,
            now: datetime | None = None, fresh: bool = False) -> Report:
     """The report of ``window``: every figure from the analysis API over the built graph. The
@@ -110,14 +115,14 @@ def report_and_history(warehouse: str | Path, window: Window, *, engine: str = "
                 for key, title in HEADLINE]
     ranked = _within(everything, window)
     rows, read = changes_section.change_rows(ctx, ranked, changes_section.column_reach(ctx, ranked, records, downstream))
-    people = changes_section.people(ctx, ranked, read)
+    people, reach = changes_section.people_and_reach(ctx, ranked, read)
+    access, inputs = drift.access_drift(ctx, window), health.input_health(warehouse, window)
     return Report(
         generated_at=iso(moment), week=window.name, since=iso(window.since),
         until=iso(window.until), engine=engine_name, top=top, high_impact_score=changes_section.HIGH_IMPACT_SCORE,
-        headline=headline, changes=rows, people=people,
+        headline=headline, changes=rows, people=actions.with_digests(people, reach, rows, access, ctx.name),
         impact_graph=changes_section.impact_graph(ctx, ranked[:min(top, 3)]),
-        access=drift.access_drift(ctx, window), operations=operations.operations(ctx, window, ranked),
-        input_health=health.input_health(warehouse, window),
+        access=access, operations=operations.operations(ctx, window, ranked), input_health=inputs,
         parts=parts(ctx, ranked, people, records), hygiene=hygiene_section(ctx, warehouse, window),
-        unmerged=identities.unmerged(ctx, people),
+        unmerged=identities.unmerged(ctx, people), data_weeks=_data_weeks(windows, inputs.first_day),
     ), {w.name: "kept" if stored.get(w.name) else "computed" for w in windows}

@@ -127,35 +127,39 @@ def change_rows(ctx: Context, ranked: list[ChangeImpact], reach: Mapping[str, Co
     return rows, read
 
 
+Reach = dict[str, dict[str, dict[str, set[str]]]]
+"""Person -> change id -> reason (owner, reader) -> what of theirs the change reaches."""
+
+
 def people(ctx: Context, ranked: list[ChangeImpact], read: dict[str, dict[str, list[str]]]) -> list[Person]:
     """Everyone to tell, deduplicated across changes, each with the changes and assets to hear about."""
-    reasons: dict[str, set[str]] = defaultdict(set)
-    changes: dict[str, set[str]] = defaultdict(set)
-    assets: dict[str, set[str]] = defaultdict(set)
+    return people_and_reach(ctx, ranked, read)[0]
+
+
+def people_and_reach(ctx: Context, ranked: list[ChangeImpact], read: dict[str, dict[str, list[str]]]
+                     ) -> tuple[list[Person], Reach]:
+    """:func:`people`, and per person and change what of theirs it reaches and why (their digest's lines)."""
+    reach: Reach = defaultdict(lambda: defaultdict(lambda: defaultdict(set)))
     for impact in ranked:
         if impact.time is None:
             continue
         snap = ctx.snapshot(impact.time - BEFORE)
         for asset in [impact.entity_id, *(a.id for a in impact.affected)]:
             for edge in snap.into(asset, OWNS):
-                reasons[edge.src].add("owner")
-                changes[edge.src].add(impact.change_id)
-                assets[edge.src].add(asset)
+                reach[edge.src][impact.change_id]["owner"].add(asset)
         if impact.effect == NOTIFIES:  # its affected people are the owners, old and new
             for owner in (a.id for a in impact.affected if a.label == "User"):
-                reasons[owner].add("owner")
-                changes[owner].add(impact.change_id)
-                assets[owner].add(impact.entity_id)
+                reach[owner][impact.change_id]["owner"].add(impact.entity_id)
         for pid, tables in read.get(impact.change_id, {}).items():
-            reasons[pid].add("reader")
-            changes[pid].add(impact.change_id)
-            assets[pid].update(tables)
+            reach[pid][impact.change_id]["reader"].update(tables)
     order = {c.change_id: i for i, c in enumerate(ranked)}
-    return [
-        Person(id=pid, name=ctx.name(pid), reasons=sorted(reasons[pid]),  # type: ignore[arg-type]
-               changes=sorted(changes[pid], key=order.__getitem__), assets=sorted(assets[pid]))
-        for pid in sorted(reasons)
+    found = [
+        Person(id=pid, name=ctx.name(pid), reasons=sorted({r for why in reach[pid].values() for r in why}),
+               changes=sorted(reach[pid], key=order.__getitem__),
+               assets=sorted({a for why in reach[pid].values() for tables in why.values() for a in tables}))
+        for pid in sorted(reach)
     ]
+    return found, reach
 
 
 def impact_graph(ctx: Context, top: Iterable[ChangeImpact], limit: int = PICTURE_LIMIT) -> ImpactGraph:

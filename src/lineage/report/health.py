@@ -174,4 +174,5 @@ def input_health(warehouse, window: Window) -> InputHealth:
             low_days=verdict["low"], usual_daily=verdict["usual_daily"], last_day=verdict["last_day"]))
     return InputHealth(days=names, sources=sources, quarantined_unrecognised=quarantined.get(UNRECOGNISED, 0),
                        gaps=sum(len(s.gaps) for s in sources), unknown_kinds=_unknown_kinds(wh, names),
-                       implausible_time=sum(implausible.values()), alerts=alerts)
+                       implausible_time=sum(implausible.values()), alerts=alerts,
+                       first_day=min((d for counts in per_day.values() for d, n in counts.items() if n), default=None))

@@ -34,17 +34,6 @@ class Asset(_Model):
     distance: int
 
 
-class Person(_Model):
-    """Someone to tell: why (``owner`` of the changed entity or of an affected asset, ``reader``
-    of an affected asset) and which assets, per change they must hear about."""
-
-    id: str
-    name: str
-    reasons: list[Literal["owner", "reader"]]
-    changes: list[str]  # change ids
-    assets: list[str]  # asset ids they must hear about (changed entities and affected assets)
-
-
 class Unmerged(_Model):
     """People the graph still holds under several ids (issue 69): ``people`` merges
     ``lineage people --suggest-aliases`` proposes over ``ids`` ids, ``named_here`` of them among
@@ -158,6 +147,54 @@ class Grant(_Model):
     expires_at: str | None = None
 
 
+class Concern(_Model):
+    """A change of the week as one person's digest says it: what changed (kind, columns, script)
+    and what of theirs it reaches (``theirs``: the first 3 by name, ``more``: the others)."""
+
+    change_id: str
+    kind: str
+    effect: str
+    entity_name: str
+    actor_name: str | None = None
+    time: str | None = None
+    category: str | None = None
+    columns: list[str] = []
+    column_change: str | None = None
+    script: str | None = None
+    why: Literal["owner", "reader"]  # they own what it reaches (or the changed entity), or they read it
+    theirs: list[str] = []  # names
+    more: int = 0
+    failing: list[str] = []  # the names of their nodes and jobs that failed since it (its evidence)
+    by_them: bool = False  # they made it (listed after others' changes)
+
+
+class Digest(_Model):
+    """One person's week (issue 69): the changes upstream of what they own or read, the runs of
+    theirs that failed after one, the access they gained or lost, and the one thing to do first
+    (``lineage.report.actions``); ``weight`` orders people by how much they have to act on."""
+
+    weight: int
+    action: str
+    action_parts: list[str] = []  # the action's own words (even positions) and event text (odd): outputs escape the odd
+    concerns: list[Concern] = []
+    failed: list[FailedRun] = []  # runs of a node or job they own, failed since a change that reaches it
+    gained: list[Grant] = []  # access opened to them this week
+    lost: list[Grant] = []  # access revoked or expired
+
+
+class Person(_Model):
+    """Someone to tell: why (``owner`` of the changed entity or of an affected asset, ``reader``
+    of an affected asset; ``access`` when only their own access moved) and which assets, per
+    change they must hear about; ``digest``: what they should know and do (sorted by its weight)."""
+
+    id: str
+    name: str
+    reasons: list[Literal["owner", "reader", "access"]]
+    changes: list[str]  # change ids
+    assets: list[str]  # asset ids they must hear about (changed entities and affected assets)
+    digest: Digest | None = None
+
+
 class Exposure(_Model):
     """A principal reading data with a propagated sensitive mark, not cleared at the source (``lineage exposure``)."""
 
@@ -236,6 +273,7 @@ class InputHealth(_Model):
     unknown_kinds: list[UnknownKind] = []  # most frequent first
     implausible_time: int = 0  # stored events with an implausible time, all sources (all time)
     alerts: list[str] = []  # one sentence per source with gaps, for the headline ("no dataworks events since ...")
+    first_day: str | None = None  # the first day any source delivered events (up to the window's end)
 
 
 class Named(_Model):
@@ -347,6 +385,12 @@ class Report(_Model):
     parts: list[Part] = []  # the week's changes by effect: breaks, exposes, restricts, notifies
     hygiene: HygieneSection | None = None
     unmerged: Unmerged | None = None  # people under several ids the report could not merge
+    data_weeks: int | None = None  # how many of the trend's windows (the last ones) have events: 1 = the warehouse's first
+
+    @property
+    def first_week(self) -> bool:
+        """No event before this window: its figures have nothing to be compared with."""
+        return self.data_weeks is not None and self.data_weeks <= 1
 
     def to_json(self) -> str:
         """The file's text: keys in model order, indented, ending in a newline (stable bytes)."""

@@ -7,6 +7,7 @@ passed through as :class:`~markupsafe.Markup`."""
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 
 from markupsafe import Markup
@@ -14,7 +15,8 @@ from markupsafe import Markup
 from lineage.render.escape import markdown as markdown_escape
 from lineage.render.escape import visible
 from lineage.report.hygiene import shares_text
-from lineage.report.model import Change, Report
+from lineage.errors import UsageError
+from lineage.report.model import Change, Digest, Person, Report
 from lineage.report.parts import empty_text
 from lineage.report.svg import day_bars, impact_picture, sparkline
 
@@ -60,6 +62,12 @@ def _names(report: Report) -> dict[str, str]:
     return names
 
 
+def few(items: list[str], more: int = 0, shown: int = 3) -> str:
+    """``a, b, c and 46 more``: the first ``shown`` of a list, and how many it leaves out."""
+    left = max(len(items) - shown, 0) + more
+    return ", ".join(items[:shown]) + (f" and {left} more" if left else "")
+
+
 def _helpers(report: Report) -> dict:
     names = _names(report)
     by_id = {c.change_id: c for c in report.changes}
@@ -74,15 +82,54 @@ def _helpers(report: Report) -> dict:
     def tell(c: Change) -> list[str]:
         return [p.name for p in report.people if c.change_id in p.changes]
 
-    return {"name": name, "change": change, "tell": tell, "row": by_id.__getitem__, "empty": empty_text,
+    def by_kind(entries) -> str:
+        """``12 node_update, 3 column_added``: the changes a part does not show, counted by kind."""
+        counts = Counter(by_id[e.change_id].kind for e in entries if e.change_id in by_id)
+        return ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def graph_labels() -> dict[str, int]:
+        return dict(sorted(Counter(n.label for n in report.impact_graph.nodes).items()))
+
+    return {"name": name, "names": lambda ids: [name(i) for i in ids], "few": few, "by_kind": by_kind,
+            "graph_labels": graph_labels, "change": change, "tell": tell, "row": by_id.__getitem__, "empty": empty_text,
             "spark": lambda *a: Markup(sparkline(*a)), "shares": shares_text,
             "bars": lambda *a: Markup(day_bars(*a))}
 
 
+def markdown_action(digest: Digest) -> Markup:
+    """A digest's action for Markdown: its own words as they are, its event text escaped."""
+    return Markup("".join(part if n % 2 == 0 else markdown_escape(part) for n, part in enumerate(digest.action_parts)))
+
+
 def html(report: Report) -> str:
     return _env("html").get_template("report.html.j2").render(r=report, picture=Markup(impact_picture(report.impact_graph)),
-                                                        **_helpers(report))
+                                                        action=lambda d: d.action, **_helpers(report))
 
 
 def markdown(report: Report) -> str:
-    return _env("md").get_template("report.md.j2").render(r=report, **_helpers(report))
+    return _env("md").get_template("report.md.j2").render(r=report, action=markdown_action, **_helpers(report))
+
+
+PERSON_LINES = 10
+"""Lines of each list a person's digest shows (the rest are counted; report.json has them all)."""
+
+
+def person_markdown(report: Report, person: Person) -> str:
+    """One person's digest in Markdown, ready to paste into a message (``lineage report --person``)."""
+    return _env("md").get_template("person.md.j2").render(r=report, p=person, action=markdown_action,
+                                                          shown=PERSON_LINES, **_helpers(report))
+
+
+def find_person(report: Report, wanted: str) -> Person:
+    """The person of ``report`` with id ``wanted``, else the one so named (case-insensitive)."""
+    people = [p for p in report.people if p.digest is not None]
+    exact = [p for p in people if p.id == wanted]
+    named = exact or [p for p in people if p.name.casefold() == wanted.casefold()]
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise UsageError(f"{len(named)} people of {report.week} are called {wanted!r}: give one id of "
+                         + ", ".join(p.id for p in named))
+    near = [f"{p.id} ({p.name})" for p in people if wanted.casefold() in f"{p.id} {p.name}".casefold()][:5]
+    raise UsageError(f"nobody called {wanted!r} has anything in {report.week}'s report"
+                     + (f"; did you mean {', '.join(near)}?" if near else f" ({len(people)} people have)"))
