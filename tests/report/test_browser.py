@@ -19,7 +19,7 @@ from lineage.cli import main
 from .conftest import WEEK
 
 pytestmark = pytest.mark.spark
-SECTIONS = ("headline", "changes", "impact-graph", "access-drift", "operations", "hygiene", "input-health")
+SECTIONS = ("headline", "what-broke", "changes", "people", "impact-graph", "access-drift", "operations", "hygiene", "input-health")
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
          "--disable-sync", "--no-first-run", "--window-size=1100,1600")
@@ -59,12 +59,21 @@ def test_report_html_in_headless_chromium(demo_warehouse, tmp_path, browser):
     assert len(svgs) >= 3 and all(s.size["width"] > 0 for s in svgs)
     errors = [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert errors == []
+    # at 1,400 px nothing runs off the right edge: no table wider than its section, no page scroll
+    browser.set_window_size(1400, 1600)
+    over = browser.execute_script(
+        "const out = [];"
+        "for (const t of document.querySelectorAll('table')) {"
+        "  const box = t.closest('section').getBoundingClientRect(), r = t.getBoundingClientRect();"
+        "  if (r.right > box.right + 1 || t.scrollWidth > t.clientWidth + 1) out.push(t.closest('section').id); }"
+        "return [out, document.documentElement.scrollWidth, window.innerWidth];")
+    assert over[0] == [] and over[1] <= over[2], over
     # a phone-width window must not hide a section either
     browser.set_window_size(390, 1600)
     assert all(browser.find_element(By.ID, s).is_displayed() for s in SECTIONS)
-    browser.set_window_size(1100, 1600)
+    browser.set_window_size(1400, 1600)
     height = browser.execute_script("return document.body.scrollHeight")
-    browser.set_window_size(1100, min(int(height) + 40, 6000))
+    browser.set_window_size(1400, min(int(height) + 40, 6000))
     shot = Path(os.environ.get("LINEAGE_REPORT_SCREENSHOT") or Path(__file__).parent / "out" / "report.png")
     shot.parent.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000

@@ -87,7 +87,7 @@ def test_a_source_that_stops_midweek_is_named_with_its_silent_days(cut, tmp_path
     md = (tmp_path / "2026-W44" / "report.md").read_text()
     header = html.split("</header>")[0]  # said first, before any figure
     assert f"no {STOPS} events since {STOPPED_AFTER.isoformat()}" in header
-    assert md.index(f"no {STOPS} events since") < md.index("(UTC)")  # before the week's figures
+    assert md.index(f"no {STOPS} events since") < md.index("## Headline")  # before the week's figures
 
 
 def test_a_tenfold_drop_is_a_gap_on_every_low_day(cut, tmp_path):

@@ -19,7 +19,7 @@ from lineage.report.model import Access, Change, Concern, Digest, FailedRun, Gra
 THEIRS_SHOWN = 3
 EFFECT_ORDER = {BREAKS: 0, RESTRICTS: 1, EXPOSES: 2, NOTIFIES: 3}
 WEIGHTS: dict[str, int] = {
-    "failed": 100,  # a definition of theirs failing since a change: act now
+    "failed": 1000,  # a definition of theirs failing since a change: act now, before any number of notices
     f"owner {BREAKS}": 20, f"reader {BREAKS}": 5,
     f"owner {RESTRICTS}": 10, f"reader {RESTRICTS}": 10,
     "lost": 10, "gained": 3,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
+from typing import Callable
 
 from markupsafe import Markup
 
@@ -16,7 +17,7 @@ from lineage.render.escape import markdown as markdown_escape
 from lineage.render.escape import visible
 from lineage.report.hygiene import shares_text
 from lineage.errors import UsageError
-from lineage.report.model import Change, Digest, Person, Report
+from lineage.report.model import Change, Digest, Part, PartEntry, Person, Report
 from lineage.report.parts import empty_text
 from lineage.report.svg import day_bars, impact_picture, sparkline
 
@@ -62,6 +63,21 @@ def _names(report: Report) -> dict[str, str]:
     return names
 
 
+LEADS: dict[str, tuple[Callable[[PartEntry], bool], str]] = {
+    "exposes": (lambda e: bool(e.sensitive), "to sensitive data"),
+    "restricts": (lambda e: bool(e.may_fail), "with a node or job that may fail"),
+}
+"""What of a part report.md lists in full (the rest it counts by kind): every break, the grants
+to sensitive data, the revokes that may make a job fail, and the first notices."""
+NOTICES_SHOWN = 5
+
+
+def lead(part: Part, top: int) -> list[PartEntry]:
+    """The entries of ``part`` report.md shows in full, at most ``top`` (notices: a few)."""
+    keep, _ = LEADS.get(part.effect, (lambda e: True, ""))
+    return [e for e in part.entries if keep(e)][:NOTICES_SHOWN if part.effect == "notifies" else top]
+
+
 def few(items: list[str], more: int = 0, shown: int = 3) -> str:
     """``a, b, c and 46 more``: the first ``shown`` of a list, and how many it leaves out."""
     left = max(len(items) - shown, 0) + more
@@ -91,6 +107,7 @@ def _helpers(report: Report) -> dict:
         return dict(sorted(Counter(n.label for n in report.impact_graph.nodes).items()))
 
     return {"name": name, "names": lambda ids: [name(i) for i in ids], "few": few, "by_kind": by_kind,
+            "lead": lambda part: lead(part, report.top), "lead_says": lambda part: LEADS.get(part.effect, (None, ""))[1],
             "graph_labels": graph_labels, "change": change, "tell": tell, "row": by_id.__getitem__, "empty": empty_text,
             "spark": lambda *a: Markup(sparkline(*a)), "shares": shares_text,
             "bars": lambda *a: Markup(day_bars(*a))}
