@@ -137,11 +137,16 @@ def person_markdown(report: Report, person: Person) -> str:
                                                           shown=PERSON_LINES, **_helpers(report))
 
 
+def _bare(person: Person) -> str:
+    """A person's name without the id the report adds when two are called alike."""
+    return person.name.removesuffix(f" ({person.id})")
+
+
 def find_person(report: Report, wanted: str) -> Person:
     """The person of ``report`` with id ``wanted``, else the one so named (case-insensitive)."""
     people = [p for p in report.people if p.digest is not None]
     exact = [p for p in people if p.id == wanted]
-    named = exact or [p for p in people if p.name.casefold() == wanted.casefold()]
+    named = exact or [p for p in people if wanted.casefold() in (p.name.casefold(), _bare(p).casefold())]
     if len(named) == 1:
         return named[0]
     if named:
