@@ -27,16 +27,17 @@ def test_shorten_keeps_both_ends_and_marks_the_cut():
 
 
 @pytest.mark.parametrize("width", [64, 80, 120, 200])  # 64: every column at its least
-def test_tables_fit_and_shorten_ids_first(width):
-    cols = (Col("hops", right=True), Col("name", shrink=1, least=16), Col("id", shrink=2, least=16),
+def test_tables_fit_by_shortening_names_never_ids(width):
+    cols = (Col("hops", right=True), Col("name", shrink=1, least=16), Col("id", is_id=True),
             Col("details", least=20, wrap=True))
-    rows = [["1", "dwd_orders_daily", LONG, "31 instances, 2 failed; via node dwd_orders_daily"]]
+    rows = [["1", "retail_dw.dwd_orders_daily_partitioned", LONG, "31 instances, 2 failed; via node dwd_orders_daily"]]
     lines = table(cols, rows, width)
-    assert all(len(line) <= width for line in lines), lines
     text = "\n".join(lines)
-    assert "dwd_orders_daily" in text.splitlines()[1]  # the name stays whole
+    assert LONG in text.splitlines()[1]  # the id whole, on its row's first line
     assert "31 instances, 2 failed" in " ".join(text.split())  # details wrap, never cut
-    assert (LONG in text) == (width >= 2 + 4 + 2 + 16 + 2 + len(LONG) + 2 + 20)
+    fits = width >= 2 + 4 + 2 + len(rows[0][1]) + 2 + len(LONG) + 2 + 20
+    assert ("retail_dw.dwd_orders_daily_partitioned" in text) == fits  # the name is what shrinks
+    assert all(len(line) <= max(width, 2 + 4 + 2 + 16 + 2 + len(LONG) + 2 + 20) for line in lines), lines
 
 
 def test_wrap_breaks_at_spaces_under_the_text():

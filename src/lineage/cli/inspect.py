@@ -18,7 +18,7 @@ import click
 from rich.console import Console
 
 from lineage.render.escape import CELL_LIMIT, terminal
-from lineage.render.columns import SHORTENED_NOTE, Column, fitted
+from lineage.render.columns import FOLDED_NOTE, Column, fitted
 from lineage.render.terminal import console
 
 SHOW_CHANGES = 10
@@ -59,9 +59,9 @@ def _interval(start: datetime | None, end: datetime | None) -> str:
 
 
 def _print(out: Console, columns: Sequence[Column], rows: list[list[str]], title: str) -> bool:
-    table, shortened = fitted(out.width, columns, rows, title)
+    table, folded = fitted(out.width, columns, rows, title)
     out.print(table)
-    return shortened
+    return folded
 
 
 def _capped(rows: list[list[str]], limit: int, at: int) -> list[list[str]]:
@@ -100,11 +100,11 @@ def search(text: str, warehouse: Path, limit: int, as_json: bool) -> None:
     out = console()
     kind = {3: "exact", 2: "prefix", 1: "contains"}
     rows = [[h.label, h.name, h.id, kind[h.score]] for h in hits[:limit]]
-    shortened = _print(out, [Column("label"), Column("name"), Column("id", is_id=True), Column("match")], rows,
+    folded = _print(out, [Column("label"), Column("name"), Column("id", is_id=True), Column("match")], rows,
                        f"{len(hits)} vert{'ex' if len(hits) == 1 else 'ices'} matching {text!r}"
                        + (f" (first {limit})" if len(hits) > limit else ""))
-    if shortened:
-        out.print(SHORTENED_NOTE, markup=False)
+    if folded:
+        out.print(FOLDED_NOTE, markup=False)
 
 
 @click.command()
@@ -134,7 +134,7 @@ def show(vertex_id: str, warehouse: Path, as_of: str | None, limit: int, as_json
     out.print(f"{v['label']} {name}\n{vid}\nfirst seen {_time(v.get('first_seen'))}, last seen "
               f"{_time(v.get('last_seen'))} (UTC)\n{v.get('event_count')} event(s), {state}", markup=False,
               highlight=False)
-    shortened = False
+    folded = False
     properties = sorted((v.get("properties") or {}).items())
     if properties:
         _print(out, [Column("property"), Column("value")], [[k, str(val)] for k, val in properties], "properties")
@@ -145,7 +145,7 @@ def show(vertex_id: str, warehouse: Path, as_of: str | None, limit: int, as_json
                              for k in links], limit, 2)
         title = f"relationships {direction} as of {moment}"
         if rows:
-            shortened |= _print(out, [Column("relationship"), Column(other, is_id=True), Column("name"),
+            folded |= _print(out, [Column("relationship"), Column(other, is_id=True), Column("name"),
                                       Column("since (UTC)", whole_words=True)], rows, title)
         else:
             out.print(f"{title}: none", markup=False, highlight=False)
@@ -159,8 +159,8 @@ def show(vertex_id: str, warehouse: Path, as_of: str | None, limit: int, as_json
         out.print("changes: none recorded", markup=False)
     if not entity.exists:
         out.print(f"not in the graph as of {moment}", markup=False, highlight=False)
-    if shortened:
-        out.print(SHORTENED_NOTE, markup=False)
+    if folded:
+        out.print(FOLDED_NOTE, markup=False)
 
 
 _WHAT = {"first_seen": "appeared", "deleted": "deleted", "opened": "opened", "closed": "closed", "change": "change"}
@@ -193,10 +193,10 @@ def history(vertex_id: str, warehouse: Path, as_json: bool) -> None:
             what += f" ({e.detail})"
         rows.append([_time(e.time), what, e.other or ""])
     v = found.vertex
-    shortened = _print(out, [Column("time (UTC)", whole_words=True), Column("what"), Column("other end", is_id=True)], rows,
+    folded = _print(out, [Column("time (UTC)", whole_words=True), Column("what"), Column("other end", is_id=True)], rows,
                        f"history of {v['label']} {v.get('name')} ({len(rows)} events)")
-    if shortened:
-        out.print(SHORTENED_NOTE, markup=False)
+    if folded:
+        out.print(FOLDED_NOTE, markup=False)
 
 
 @click.command()
@@ -228,7 +228,7 @@ def diff(since: str, until: str, warehouse: Path, relationships: tuple[str, ...]
         rows = [[label, str(c["created"]), str(c["deleted"])] for label, c in vertices.items()]
         _print(out, [Column("label"), Column("created", justify="right"), Column("deleted", justify="right")],
                rows or [["(none)", "0", "0"]], "vertices")
-    shortened = False
+    folded = False
     rows = []
     for sign, changes in (("+", found.opened), ("-", found.closed)):
         groups: dict[str, list[Any]] = {}
@@ -247,10 +247,10 @@ def diff(since: str, until: str, warehouse: Path, relationships: tuple[str, ...]
         for label, group in sorted(groups.items()):
             rows += _capped([[f"{sign} {label}", c.name, c.id, _time(c.at)] for c in group], limit, 1)
     if rows:
-        shortened |= _print(out, [Column("label"), Column("name"), Column("id", is_id=True), Column("at (UTC)", whole_words=True)],
+        folded |= _print(out, [Column("label"), Column("name"), Column("id", is_id=True), Column("at (UTC)", whole_words=True)],
                             rows, "vertices (+ created, - deleted)")
-    if shortened:
-        out.print(SHORTENED_NOTE, markup=False)
+    if folded:
+        out.print(FOLDED_NOTE, markup=False)
 
 
 COMMANDS = (search, show, history, diff)

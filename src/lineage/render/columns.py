@@ -1,14 +1,16 @@
 """Tables that fit the terminal, the one module every command's human output uses.
 
-Ids are long and their two ends are what tell them apart (the kind at the start, the key at the
-end), so when a row is wider than the terminal the middle of an id is what goes
-(``table:maxcompute:retail_dw.d…ly``, :func:`shorten`, one way everywhere); nothing else is cut
-silently, and ``--json`` always prints ids whole. Two shapes:
+An id is never cut (issue 69): it is what a person pastes into the next command, so a row too
+wide for the terminal loses the middle of a *name* (``retail_dw.d…ly``, :func:`shorten`, one way
+everywhere) or wraps it, and an id that still does not fit continues on the next line. Piped
+(no terminal), nothing is fitted: each row is one line (``render.terminal.console``). Two shapes:
 
 * plain-text columns (:func:`table`, :func:`wrap`): ``impact``, ``upstream``, ``access``; columns
-  marked shrinkable lose characters in the middle, never below their header or :data:`MIN_WIDTH`;
-* rich tables (:func:`fitted`): ``show``, ``search``, ``history``; id columns shortened when the
-  table would not fit otherwise, every other cell wrapped.
+  marked shrinkable (names) lose characters in the middle, never below their header or
+  :data:`MIN_WIDTH`; an id column (``is_id``) is printed whole, the row longer than the width if
+  it must;
+* rich tables (:func:`fitted`): ``show``, ``search``, ``history``; every other cell wrapped,
+  and an id that still does not fit its column continues on the next line of its cell, whole.
 
 Pure functions over strings: the CLI passes the width (:func:`terminal_width`).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -31,11 +34,17 @@ GAP = "  "
 NBSP = "\u00a0"
 
 
-def terminal_width(default: int = 120) -> int:
-    """``$COLUMNS``, else the terminal's width, else ``default`` (output piped to a file)."""
+PIPED_WIDTH = 100_000
+"""Output to a file or a pipe is not fitted: each row one line (``$COLUMNS`` still decides when set)."""
+
+
+def terminal_width() -> int:
+    """``$COLUMNS``, else the terminal's width, else :data:`PIPED_WIDTH` (output piped to a file)."""
     if os.environ.get("COLUMNS", "").isdigit():
         return int(os.environ["COLUMNS"])
-    return shutil.get_terminal_size((default, 24)).columns
+    if not sys.stdout.isatty():
+        return PIPED_WIDTH
+    return shutil.get_terminal_size((120, 24)).columns
 
 
 def shorten(text: str, width: int) -> str:
@@ -58,6 +67,7 @@ class Col:
     least: int = MIN_WIDTH  # never shortened below this (nor below the header)
     wrap: bool = False  # the last column: continued on the next lines instead of shortened
     right: bool = False
+    is_id: bool = False  # printed whole, whatever the width
 
 
 def widths(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, indent: int = 0) -> list[int]:
@@ -86,21 +96,21 @@ def widths(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, inden
 
 def wrapped(text: str, size: int) -> list[str]:
     """``text`` in lines of at most ``size`` characters, broken after a ``,`` or ``;`` (a list's
-    items stay whole) or, in an item longer than a line, at its spaces; only a word longer than
-    a line is shortened in the middle."""
+    items stay whole) or, in an item longer than a line, at its spaces; a word longer than a
+    line (an id) has a line of its own, whole."""
     import re
     import textwrap
 
     items = re.split(r"(?<=[,;]) ", text)
-    joined = " ".join(item.replace(" ", NBSP) if len(item) <= size else
-                      " ".join(shorten(word, size) for word in item.split(" ")) for item in items)
+    joined = " ".join(item.replace(" ", NBSP) if len(item) <= size else item for item in items)
     lines = textwrap.wrap(joined, size, break_long_words=False, break_on_hyphens=False) or [""]
     return [line.replace(NBSP, " ") for line in lines]
 
 
 def table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, indent: int = 2) -> list[str]:
     """The header and the rows as lines of aligned columns fitting ``width`` when they can.
-    Cells are event text: control characters made visible, very long values shortened."""
+    Cells are event text: control characters made visible, values past :data:`CELL_LIMIT`
+    (no platform's id is that long) shortened, saying how much went."""
     rows = [[terminal(cell, CELL_LIMIT) for cell in row] for row in rows]
     sizes = widths(cols, rows, width, indent)
     pad = " " * indent
@@ -110,7 +120,7 @@ def table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, indent
         for cell, col, size in zip(cells, cols, sizes):
             if col.wrap:
                 continue
-            text = shorten(cell, size)
+            text = cell if col.is_id else shorten(cell, size)
             parts.append(text.rjust(size) if col.right else text.ljust(size))
         if not cols[-1].wrap:
             return [(pad + GAP.join(parts)).rstrip()]
@@ -126,12 +136,11 @@ def table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, indent
 
 def wrap(prefix: str, items: Sequence[str], width: int, sep: str = ", ") -> list[str]:
     """``prefix`` then ``items`` joined by ``sep``, broken at spaces into lines of ``width``,
-    continued under the text (a word longer than a line is shortened in the middle)."""
+    continued under the text (an item longer than a line has a line of its own, whole)."""
     import textwrap
 
     indent = " " * min(len(prefix), max(width // 3, 0))
-    # an item is one word (a no-break space inside it), a longer one than a line shortened
-    words = [shorten(terminal(item), width - len(indent)).replace(" ", NBSP) for item in items]
+    words = [terminal(item).replace(" ", NBSP) for item in items]  # an item is one word: never broken
     lines = textwrap.wrap(sep.join(words), width, initial_indent=prefix, subsequent_indent=indent,
                           break_long_words=False, break_on_hyphens=False) or [prefix.rstrip()]
     return [line.replace(NBSP, " ") for line in lines]
@@ -168,7 +177,7 @@ def _longest_word(texts: Sequence[str]) -> int:
 
 def fitted_widths(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> tuple[list[int], bool]:
     """Each column's width so that the table fits ``width`` cells, and whether ids must be
-    shortened. When the natural widths do not fit, every other column keeps room for its
+    folded onto more lines. When the natural widths do not fit, every other column keeps room for its
     longest word (up to :data:`MAX_WORD`: it wraps between words) unless the ids would get less
     than :data:`ID_SHARE` of the table; the id columns share what is left (at least
     :data:`MIN_ID` each, the shortest served first), and the other columns then grow back
@@ -199,18 +208,20 @@ def fitted_widths(width: int, columns: Sequence[Column], rows: Sequence[Sequence
 
 
 def fitted(width: int, columns: Sequence[Column], rows: Sequence[Sequence[str]], title: str | None = None) -> tuple[Table, bool]:
-    """A rich table of ``rows`` that fits ``width`` cells; True when ids were shortened. Cells
-    are event text: control characters made visible, values past :data:`CELL_LIMIT` shortened."""
+    """A rich table of ``rows`` that fits ``width`` cells; True when an id continues on the next
+    line of its cell (folded, never cut). Cells are event text: control characters made
+    visible, values past :data:`CELL_LIMIT` (no platform's id is that long) shortened, saying
+    how much went."""
     rows = [[terminal(cell, CELL_LIMIT) for cell in row] for row in rows]
     title = terminal(title) if title is not None else None
-    sizes, shortened = fitted_widths(width, columns, rows)
+    sizes, folded = fitted_widths(width, columns, rows)
     table = Table(title=title, title_justify="left")
     for column, w in zip(columns, sizes):
-        table.add_column(column.header, justify=column.justify, no_wrap=column.is_id,  # type: ignore[arg-type]
-                         overflow="ellipsis" if column.is_id else "fold", min_width=w, max_width=w)
+        table.add_column(column.header, justify=column.justify,  # type: ignore[arg-type]
+                         overflow="fold", min_width=w, max_width=w)
     for row in rows:
-        table.add_row(*(shorten(cell, w) if c.is_id else cell for cell, c, w in zip(row, columns, sizes)))
-    return table, shortened
+        table.add_row(*row)
+    return table, folded
 
 
-SHORTENED_NOTE = "(ids shortened in the middle to fit the terminal; --json prints them whole)"
+FOLDED_NOTE = "(an id longer than its column continues on the next line; piped, or with --json, each is on one line)"

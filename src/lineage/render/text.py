@@ -9,10 +9,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 from lineage.analysis.people import Tell
-from lineage.render.columns import Col, shorten, table, wrap, wrapped
+from lineage.render.columns import Col, table, wrap, wrapped
 from lineage.render.picture import Item, Picture, label_rank
 
-ITEM_COLUMNS = (Col("hops", right=True), Col("name", shrink=1, least=16), Col("id", shrink=2, least=16),
+ITEM_COLUMNS = (Col("hops", right=True), Col("name", shrink=1, least=16), Col("id", is_id=True),
                 Col("details", least=24, wrap=True))
 
 
@@ -57,8 +57,7 @@ def _items(items: Sequence[Item], picture: Picture, name: Callable[[str], str], 
 def _people(people: Sequence[Tell], width: int) -> list[str]:
     lines = [f"people to tell ({len(people)})"]
     for person in people:
-        room = max(width - len(person.name) - 4, 12)
-        lines.append(f"  {person.name}  {shorten(person.id, room)}" if person.name != person.id else f"  {person.id}")
+        lines.append(f"  {person.name}  {person.id}" if person.name != person.id else f"  {person.id}")
         lines += [f"    {line}" for line in wrapped("; ".join(person.why), width - 4)]
     return lines if people else ["people to tell: nobody (no owner or reader of an affected asset)"]
 
@@ -88,7 +87,7 @@ def answer(
     return lines
 
 
-ACCESS_COLUMNS = (Col("name", shrink=1, least=12), Col("id", shrink=2, least=14), Col("how"),
+ACCESS_COLUMNS = (Col("name", shrink=1, least=12), Col("id", is_id=True), Col("how"),
                   Col("privileges", shrink=1, least=12), Col("since"), Col("until"), Col("through", least=12, wrap=True))
 
 
@@ -119,7 +118,7 @@ def _principals(principals: Sequence[Any], name: Callable[[str], str], width: in
         return lines
     out = []
     for who, pid, how, privileges, since, until, through in rows:
-        out.append(f"  {who}  {shorten(pid, max(width - len(who) - 4, 16))}" if who != pid else f"  {shorten(pid, width - 2)}")
+        out.append(f"  {who}  {pid}" if who != pid else f"  {pid}")  # the id whole, past the width if it must
         text = f"{how}: {privileges}; since {since}, until {until}" + (f"; through {through}" if through != "-" else "")
         out += [f"    {line}" for line in wrapped(text, width - 4)]
     return out
@@ -136,7 +135,7 @@ def access_answer(result: Any, *, name: Callable[[str], str], width: int, every:
         ["  none the events show"]
     lines += ["", f"owners (metadata), no access by itself ({len(result.metadata_owners)})"]
     rows = [[name(pid), pid, when(since)] for pid, since in result.metadata_owners]
-    lines += table((Col("name", shrink=1, least=16), Col("id", shrink=2, least=20), Col("since")), rows, width) \
+    lines += table((Col("name", shrink=1, least=16), Col("id", is_id=True), Col("since")), rows, width) \
         if rows else ["  none"]
     count = len({p.id for p in (*result.principals, *result.owners)})
     lines += ["", f"{count} principal(s) can access it"]
@@ -145,7 +144,7 @@ def access_answer(result: Any, *, name: Callable[[str], str], width: int, every:
 
 BLAST_COLUMNS = (Col("#", right=True), Col("score", right=True), Col("time"), Col("kind"), Col("effect"),
                  Col("entity", shrink=1, least=16),
-                 Col("id", shrink=2, least=16), Col("affected", least=20, wrap=True))
+                 Col("id", is_id=True), Col("affected", least=20, wrap=True))
 
 
 def changed(impact: Any) -> str:
