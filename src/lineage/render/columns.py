@@ -128,9 +128,27 @@ def table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int, indent
         lead = pad + GAP.join(parts) + GAP
         return [(lead + tail[0]).rstrip(), *((" " * len(lead) + more).rstrip() for more in tail[1:])]
 
+    if cols[-1].wrap and indent + sum(sizes) + len(GAP) * (len(cols) - 1) > width:
+        return _records(cols, rows, widths(cols[:-1], [r[:-1] for r in rows], width, indent), width, pad)
     out = lines([c.header for c in cols])
     for row in rows:
         out += lines(row)
+    return out
+
+
+def _records(cols: Sequence[Col], rows: Sequence[Sequence[str]], sizes: Sequence[int], width: int,
+             pad: str) -> list[str]:
+    """When whole ids leave the wrapping column no room: each row's other columns on one line,
+    the wrapping column's text on the lines under it, indented."""
+    def head(cells: Sequence[str]) -> str:
+        parts = [(cell if col.is_id else shorten(cell, size)) for cell, col, size in zip(cells, cols[:-1], sizes)]
+        return (pad + GAP.join(p.rjust(z) if c.right else p.ljust(z) for p, c, z in zip(parts, cols, sizes))).rstrip()
+
+    out = [head([c.header for c in cols[:-1]])]
+    under = pad + "    "
+    for row in rows:
+        out.append(head(row[:-1]))
+        out += [under + line for line in wrapped(row[-1], max(width - len(under), MIN_WIDTH))]
     return out
 
 
