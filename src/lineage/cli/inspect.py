@@ -163,38 +163,82 @@ def show(vertex_id: str, warehouse: Path, as_of: str | None, limit: int, as_json
         out.print(FOLDED_NOTE, markup=False)
 
 
-_WHAT = {"first_seen": "appeared", "deleted": "deleted", "opened": "opened", "closed": "closed", "change": "change"}
+HISTORY_ROWS = 25
+"""Timeline rows ``history`` prints by default (the latest; ``--limit`` changes it, ``--json`` has all)."""
+SUMMARY_ROWS = 12
+"""Kinds of event the summary of a long history lists (the others counted in one row)."""
 
 
 @click.command()
 @click.argument("vertex_id", metavar="ID")
 @WAREHOUSE
+@click.option("--since", metavar="ISO", help="Only what happened at or after this instant.")
+@click.option("--until", metavar="ISO", help="Only what happened before this instant.")
+@click.option("--kind", "kinds", multiple=True, metavar="KIND",
+              help="Only these events (appeared, opened, closed, change, deleted) or change kinds (drop, "
+                   "field_removal, ...); repeatable.")
+@click.option("--relationship", "relationships", multiple=True, metavar="REL",
+              help="Only events of these relationships (READS, WRITES, CAN_ACCESS, ...); repeatable.")
+@click.option("--limit", type=click.IntRange(1, None), default=HISTORY_ROWS, show_default=True,
+              help="Timeline rows printed, the latest (the summary counts every event).")
+@click.option("--every", is_flag=True, help="One row per event: nothing grouped.")
 @AS_JSON
 @resolving("vertex_id")
-def history(vertex_id: str, warehouse: Path, as_json: bool) -> None:
+def history(vertex_id: str, warehouse: Path, since: str | None, until: str | None, kinds: tuple[str, ...],
+            relationships: tuple[str, ...], limit: int, every: bool, as_json: bool) -> None:
     """One entity's timeline: every interval opened or closed (its own and its relationships')
-    and every change, oldest first."""
-    from lineage.analysis.inspection import OUT
+    and every change, oldest first; what happened counted first, and what repeats on a day
+    (a hub's job reads) grouped into one row."""
+    from lineage.analysis.inspection import History
     from lineage.analysis.inspection import history as run_history
+    from lineage.graph.api import to_time
+    from lineage.render.timeline import Row, grouped, select, summary, what
 
     found = run_history(warehouse, vertex_id)
+    events = select(found.events, since=to_time(since), until=to_time(until), kinds=set(kinds),
+                    relationships=set(relationships))
     if as_json:
-        click.echo(json.dumps(found.to_json()))
+        click.echo(json.dumps(History(found.vertex, tuple(events)).to_json()))
         return
     out = console()
-    rows = []
-    for e in found.events:
-        what = _WHAT[e.event]
-        if e.relationship is not None:
-            what += " " + (f"{e.relationship}->" if e.direction == OUT else f"<-{e.relationship}")
-        if e.event == "change":
-            what += f": {e.detail}" + (f" by {e.actor_name}" if e.actor_name else "")
-        elif e.detail:
-            what += f" ({e.detail})"
-        rows.append([_time(e.time), what, e.other or ""])
     v = found.vertex
-    folded = _print(out, [Column("time (UTC)", whole_words=True), Column("what"), Column("other end", is_id=True)], rows,
-                       f"history of {v['label']} {v.get('name')} ({len(rows)} events)")
+    narrowed = len(events) != len(found.events)
+    rows = [Row((e,)) for e in events] if every else grouped(events)
+    shown = rows[-limit:]
+    title = (f"history of {v['label']} {v.get('name')}: {len(events):,} event(s)"
+             + (f" of {len(found.events):,}" if narrowed else ""))
+    folded = False
+    if len(events) > limit:  # a long history: what happened, counted, first
+        counts = summary(events)
+        kept = [[c.what, c.other_label or "-", f"{c.count:,}", _time(c.first)[:16], _time(c.last)[:16]]
+                for c in counts[:SUMMARY_ROWS]]
+        rest = counts[SUMMARY_ROWS:]
+        if rest:
+            kept.append([f"… {len(rest)} other kind(s)", "-", f"{sum(c.count for c in rest):,}", "-", "-"])
+        folded = _print(out, [Column("what"), Column("with"), Column("events", justify="right"),
+                              Column("first (UTC)", whole_words=True), Column("last (UTC)", whole_words=True)], kept,
+                        title)
+    else:
+        out.print(title, markup=False, highlight=False)
+    table = []
+    for row in shown:
+        e = row.first
+        said = what(e) + (f" by {e.actor_name}" if e.event == "change" and e.actor_name else "")
+        said += f" ({e.detail})" if e.event != "change" and e.detail else ""
+        if row.count > 1:
+            table.append([_time(e.time)[:10], f"{said}: {row.count} {e.other_label or ''}".rstrip(),
+                          f"{e.other} and {row.count - 1} more"])
+        else:
+            table.append([_time(e.time), said, e.other or ""])
+    earlier = len(rows) - len(shown)
+    if table:
+        folded |= _print(out, [Column("time (UTC)", whole_words=True), Column("what"), Column("other end", is_id=True)],
+                         table, f"timeline, oldest first ({len(shown)} row(s)"
+                                + (", each a day's alike events grouped" if not every and len(rows) < len(events) else "")
+                                + (f"; {earlier} earlier row(s) not shown" if earlier else "") + ")")
+    if earlier:
+        out.print("(--since/--until, --kind or --relationship narrow it; --limit N shows more; --every one row per "
+                  "event; --json lists every event)", markup=False, highlight=False)
     if folded:
         out.print(FOLDED_NOTE, markup=False)
 

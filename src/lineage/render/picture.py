@@ -104,6 +104,12 @@ def _job_group(snap: Snapshot, job: str) -> str:
     return "jobs:writing:" + ",".join(written)
 
 
+def _via(path: Sequence[str], item_of: dict[str, str]) -> str:
+    """The item a vertex was reached through: its nearest predecessor on the path that the
+    answer lists (a run walked through is never affected, so never listed), or ""."""
+    return next((item_of[v] for v in reversed(path[:-1]) if v in item_of), "")
+
+
 def picture(
     snap: Snapshot,
     sources: Sequence[str],
@@ -133,7 +139,7 @@ def picture(
                 item_of[a.id] = home
                 members[home].append(a.id)
         for a in affected:  # a DAG run goes where the instance it was reached through went
-            if a.label == "Dag" and len(a.path) > 1 and label.get(home := item_of[a.path[-2]]) == "Node":
+            if a.label == "Dag" and label.get(home := _via(a.path, item_of)) == "Node":
                 item_of[a.id] = home
                 members[home].append(a.id)
     items: dict[str, Item] = {}
@@ -141,7 +147,7 @@ def picture(
         home = item_of[a.id]
         if home != a.id:
             continue
-        items[a.id] = Item(a.id, a.label, name(a.id), a.distance, item_of[a.path[-2]] if len(a.path) > 1 else "")
+        items[a.id] = Item(a.id, a.label, name(a.id), a.distance, _via(a.path, item_of))
     by_id = {a.id: a for a in affected}
     for home, group in members.items():
         tally: dict[str, int] = defaultdict(int)
@@ -157,7 +163,7 @@ def picture(
             near = min(group, key=lambda m: (by_id[m].distance, m))
             written = home.split(":", 2)[2].split(",") if home.split(":", 2)[2] else []
             title = "jobs writing " + (", ".join(name(t) for t in written) if written else "no table")
-            via = item_of[by_id[near].path[-2]] if len(by_id[near].path) > 1 else ""
+            via = _via(by_id[near].path, item_of)
             items[home] = Item(home, "Job", title, by_id[near].distance, via,
                                tuple(sorted(group)), failed, counts)
     source_items = tuple(items.pop(s) if s in items else Item(s, label[s], name(s), 0) for s in dict.fromkeys(sources))

@@ -1,0 +1,88 @@
+"""Answers about a hub table stay readable (issue 69, item 3), on the generated platform's most
+read table: ``history`` prints what happened, counted, then a timeline whose day of job reads is
+one row, in under 60 lines by default; its filters narrow the text and the JSON alike; and an id
+printed into a pipe is whole, whatever its length."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+
+from lineage.cli import main
+from lineage.graph.api import edge_ends
+
+pytestmark = pytest.mark.spark
+PIPED = {"COLUMNS": None, "LINES": None}  # stdout is not a terminal and nothing says its width
+
+
+def run(*args: object) -> str:
+    ran = CliRunner(env=PIPED).invoke(main, [str(a) for a in args])
+    assert ran.exit_code == 0, ran.output
+    return ran.stdout
+
+
+@pytest.fixture(scope="module")
+def hub(generated) -> tuple[str, str]:
+    reads = Counter(edge_ends(generated.warehouse, relationships=["READS"]).column("dst").to_pylist())
+    table, _ = reads.most_common(1)[0]
+    return str(generated.warehouse), table
+
+
+def events(warehouse: str, table: str, *args: object) -> list[dict]:
+    return json.loads(run("history", table, "--warehouse", warehouse, "--json", *args))["events"]
+
+
+def test_a_hubs_history_is_a_summary_and_a_grouped_timeline_under_60_lines(hub):
+    warehouse, table = hub
+    every = events(warehouse, table)
+    reads = [e for e in every if e["relationship"] == "READS" and e["other_label"] == "Job"]
+    assert len(every) > 100 and len(reads) > 60  # a hub: one row per event would not be read
+    text = run("history", table, "--warehouse", warehouse)
+    lines = text.splitlines()
+    assert len(lines) < 60, text
+    assert f": {len(every):,} event(s)" in lines[0]
+    # the summary counts every job read, the timeline has a day's reads in one row
+    assert re.search(rf"opened <-READS\s+│ Job\s+│\s+{len(reads):,} │", text), text  # what, with, events
+    day = Counter(e["time"][:10] for e in reads).most_common(1)[0]
+    if day[0] >= sorted(e["time"][:10] for e in every)[-1][:8]:  # a day among the latest rows
+        assert f"opened <-READS: {day[1]} Job" in text
+    assert re.search(r"opened <-READS: \d+ Job", text)
+    assert "earlier row(s) not shown" in text and "--limit N shows more" in text
+
+
+def test_every_event_is_a_row_with_every(hub):
+    warehouse, table = hub
+    every = events(warehouse, table)
+    text = run("history", table, "--warehouse", warehouse, "--every", "--limit", 100_000)
+    rows = [line for line in text.split("timeline", 1)[1].splitlines() if line.startswith("│ ")]
+    assert len(rows) == len(every)
+
+
+def test_filters_narrow_the_text_and_the_json_alike(hub):
+    warehouse, table = hub
+    every = events(warehouse, table)
+    changes = events(warehouse, table, "--kind", "change")
+    assert changes == [e for e in every if e["event"] == "change"] and changes
+    middle = sorted(e["time"] for e in every if e["time"])[len(every) // 2]
+    late_reads = events(warehouse, table, "--relationship", "READS", "--since", middle)
+    assert late_reads == [e for e in every if e["relationship"] == "READS" and e["time"] and e["time"] >= middle]
+    text = run("history", table, "--warehouse", warehouse, "--relationship", "READS", "--since", middle)
+    assert f": {len(late_reads):,} event(s) of {len(every):,}" in text.splitlines()[0]
+    assert "change:" not in text and "WRITES" not in text
+
+
+def test_an_id_is_printed_whole_into_a_pipe(hub):
+    warehouse, table = hub
+    listed = json.loads(run("show", table, "--warehouse", warehouse, "--json"))["relationships"]
+    ends = {link["id"] for side in listed.values() for links in side.values() for link in links}
+    shown = run("show", table, "--warehouse", warehouse, "--limit", 100_000)
+    assert len(ends) > 10 and "…" not in shown
+    assert all(vid in shown for vid in ends)  # each on one line, whole
+    answer = run("impact", table, "--warehouse", warehouse, "--engine", "local")
+    affected = json.loads(run("impact", table, "--warehouse", warehouse, "--engine", "local", "--json"))
+    ids = [a["id"] for a in affected["affected"]]
+    assert ids and all(vid in answer for vid in ids if not vid.startswith("jobs:")) and "…" not in answer
