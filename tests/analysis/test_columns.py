@@ -268,7 +268,7 @@ def test_exposure_cli_names_the_columns(tmp_path):
     doc = json.loads(run_cli("exposure", "--warehouse", wh, "--as-of", at, "--json"))
     assert [(x["table"], x["columns"]) for x in doc["exposures"]] == [(tid("u"), [cid("u", "email")])]
     human = run_cli("exposure", "--warehouse", wh, "--as-of", at)
-    assert "email" in human and "1 exposure(s)" in human
+    assert "u (email)" in human and "exposure: 1 (principal, table) pair(s): 1 principal(s)" in human
 
 
 def test_exposure_reads_the_columns_a_mark_or_grant_names_and_answers_as_over_every_row(tmp_path):

@@ -256,26 +256,27 @@ def access(target: str, warehouse: Path, as_of: str | None, as_json: bool) -> No
 @click.option("--as-of", "as_of", metavar="ISO", help="Ask about the graph as it was then (default: now).")
 @click.option("--tag", "tags", multiple=True, metavar="NAME",
               help="Only these tags (repeatable; default: PII/Sensitive/Confidential/Restricted and labels >= 2).")
+@click.option("--limit", type=click.IntRange(1, None), default=20, show_default=True,
+              help="Principals listed, most tables first (the first line counts them all).")
+@click.option("--every", is_flag=True, help="Under each principal, every table with its lineage and access path.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
-def exposure(warehouse: Path, as_of: str | None, tags: tuple[str, ...], as_json: bool) -> None:
+def exposure(warehouse: Path, as_of: str | None, tags: tuple[str, ...], limit: int, every: bool, as_json: bool) -> None:
     """Who can read data carrying a propagated sensitive tag they were never cleared for at its source."""
     from lineage.analysis.api import exposure as run_exposure
+    from lineage.graph.api import vertex_rows
+    from lineage.render.columns import terminal_width
+    from lineage.render.terminal import lines_text
+    from lineage.render.text import exposure_answer
+    from lineage.report.context import given_name
 
     found = run_exposure(warehouse, as_of=as_of, tags=tags or None)
     if as_json:
         print_json(lambda: {"as_of": as_of, "exposures": [e.to_json() for e in found]})
         return
-    out = console()
-    table = Table(title="exposure: sensitive data reached through lineage, not cleared at the source")
-    for column in ("principal", "table", "columns", "marks", "origin", "lineage path", "access path"):
-        table.add_column(column, overflow="fold")
-    for e in found:  # one row per (principal, table); columns: those the marks' values reach, else the whole table
-        columns = ", ".join(c.rpartition(".")[2] for c in e.columns) or "(whole table)"
-        marks = ", ".join(e.marks or (e.name,))
-        table.add_row(*(terminal(cell, CELL_LIMIT) for cell in (e.principal, e.table, columns, marks, e.origin,
-                                                                 " -> ".join(e.path), " -> ".join(e.access_path))))
-    out.print(table)
-    out.print(f"{len(found)} exposure(s)", markup=False)
+    ids = {v for e in found for v in (e.principal, e.table, *e.origins, e.origin, *e.path, *e.access_path)}
+    names = {row["id"]: given_name(row) for row in vertex_rows(warehouse, ids)}
+    click.echo(lines_text(exposure_answer(found, name=lambda v: names.get(v) or v.split(":", 2)[-1],
+                                          width=terminal_width(), limit=limit, every=every)))
 
 
 @main.command("blast-radius")

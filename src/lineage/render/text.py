@@ -182,3 +182,44 @@ def blast_answer(ranked: Sequence[Any], top: int, *, name: Callable[[str], str],
         lines += wrapped(f"{several} change(s) reported by more than one source are listed once "
                          "(their reports: reported_by in --json)", width)
     return [*lines, "score = factor x sum(weight x importance / distance), see docs/impact.md"]
+
+
+EXPOSURE_COLUMNS = (Col("principal", shrink=1, least=16), Col("id", is_id=True), Col("tables", right=True),
+                    Col("what they read", least=24, wrap=True))
+
+
+def exposure_answer(found: Sequence[Any], *, name: Callable[[str], str], width: int, limit: int,
+                    every: bool = False) -> list[str]:
+    """Who reads sensitive data they were never cleared for at its source, one row per principal
+    (most tables first): the tables by name, the marks, the origins and how they read them;
+    ``every``: one row per (principal, table)."""
+    if not found:
+        return ["exposure: nobody reads sensitive data reached through lineage without clearance at its source"]
+    mine: dict[str, list[Any]] = {}
+    for e in found:
+        mine.setdefault(e.principal, []).append(e)
+    origins = {o for e in found for o in (e.origins or (e.origin,))}
+    lines = [f"exposure: {len(found):,} (principal, table) pair(s): {len(mine):,} principal(s) read "
+             f"{len({e.table for e in found}):,} table(s) derived from {len(origins):,} sensitive source(s), "
+             f"never cleared at the source"]
+    order = sorted(mine, key=lambda p: (-len(mine[p]), name(p), p))
+    rows = []
+    for pid in order[:limit]:
+        exposures = sorted(mine[pid], key=lambda e: name(e.table))
+        tables = [name(e.table) + (f" ({', '.join(c.rpartition('.')[2] for c in e.columns)})" if e.columns else "")
+                  for e in exposures]
+        said = [", ".join(tables[:3]) + (f" and {len(tables) - 3} more" if len(tables) > 3 else "")]
+        said.append("marks " + ", ".join(sorted({m for e in exposures for m in (e.marks or (e.name,))})))
+        said.append("from " + ", ".join(sorted({name(o) for e in exposures for o in (e.origins or (e.origin,))})))
+        kinds = sorted({k for e in exposures for k in e.kinds})
+        said += [f"through {', '.join(kinds)}"] if kinds else []
+        rows.append([name(pid), pid, str(len(exposures)), "; ".join(said)])
+        if every:
+            for e in exposures:
+                columns = ", ".join(c.rpartition(".")[2] for c in e.columns) or "whole table"
+                rows.append(["", "", "", f"{name(e.table)} ({columns}): " + " -> ".join(name(v) for v in e.path)
+                             + "; access " + " -> ".join(name(v) for v in e.access_path)])
+    lines += [""] + table(EXPOSURE_COLUMNS, rows, width)
+    if len(order) > limit:
+        lines += ["", f"{len(order) - limit} more principal(s): --limit N shows more; --json lists every pair"]
+    return lines

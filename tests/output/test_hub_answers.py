@@ -1,7 +1,7 @@
 """Answers about a hub table stay readable (issue 69, item 3), on the generated platform's most
 read table: ``history`` prints what happened, counted, then a timeline whose day of job reads is
-one row, in under 60 lines by default; its filters narrow the text and the JSON alike; and an id
-printed into a pipe is whole, whatever its length."""
+one row, in under 60 lines by default; its filters narrow the text and the JSON alike; an id
+printed into a pipe is whole, whatever its length; ``exposure`` is one row per principal."""
 
 from __future__ import annotations
 
@@ -86,3 +86,21 @@ def test_an_id_is_printed_whole_into_a_pipe(hub):
     affected = json.loads(run("impact", table, "--warehouse", warehouse, "--engine", "local", "--json"))
     ids = [a["id"] for a in affected["affected"]]
     assert ids and all(vid in answer for vid in ids if not vid.startswith("jobs:")) and "…" not in answer
+
+
+def test_exposure_is_one_row_per_principal_by_name(hub):
+    warehouse = hub[0]
+    pairs = json.loads(run("exposure", "--warehouse", warehouse, "--json"))["exposures"]
+    per = Counter(p["principal"] for p in pairs)
+    assert len(pairs) > len(per) > 1  # someone reads several exposed tables
+    text = run("exposure", "--warehouse", warehouse, "--limit", 3)
+    assert text.splitlines()[0].startswith(f"exposure: {len(pairs):,} (principal, table) pair(s): {len(per):,} principal(s)")
+    rows = [line for line in text.splitlines()[3:] if line.strip() and not line.startswith(" " * 10)]
+    most = sorted(per.items(), key=lambda kv: -kv[1])
+    shown = [pid for pid, _ in per.items() if any(pid in row for row in rows)]
+    assert len(rows) == 4 and len(shown) == 3  # three principals, most tables first, then how many more
+    assert all(per[pid] >= most[2][1] for pid in shown)
+    assert f"{len(per) - 3} more principal(s)" in rows[-1]
+    every = run("exposure", "--warehouse", warehouse, "--every", "--limit", 100_000)
+    assert all(every.count(pid) == 1 for pid in per)  # each principal once, by name and id
+    assert every.count("; access ") == len(pairs)  # and under it each table it reads, with both paths
