@@ -31,7 +31,7 @@ from lineage.cli.hygiene import hygiene as hygiene_command
 from lineage.cli.inspect import COMMANDS as INSPECT_COMMANDS, print_json, resolving
 from lineage.cli.people import people_command
 from lineage.cli.why import why_command
-from lineage.cli.answers import (ENGINE_CHOICE, FORMAT_CHOICE, change_ids_first, print_access, print_answer, print_blast, traversal_options,
+from lineage.cli.answers import (ENGINE_CHOICE, FORMAT_CHOICE, LIMIT, change_ids_first, print_access, print_answer, print_blast, traversal_options,
                                  upstream)
 from lineage.errors import LineageError, UsageError
 from lineage.render.progress import Callback, Reporter
@@ -216,6 +216,7 @@ def _print_build(result) -> None:
 @click.option("--relationship", "relationships", multiple=True, metavar="REL",
               help="Follow only these relationships (repeatable; default: every impact rule).")
 @click.option("--all", "every", is_flag=True, help="List every vertex (instances and jobs not collapsed).")
+@LIMIT
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Print the affected subgraph for Graphviz, Mermaid or Gephi/yEd.")
 @INDIRECT
@@ -223,7 +224,7 @@ def _print_build(result) -> None:
 @resolving("ids")
 @columns_first(downstream=True)
 def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: int | None, engine: str,
-           relationships: tuple[str, ...], every: bool, as_json: bool, fmt: str | None) -> None:
+           relationships: tuple[str, ...], every: bool, limit: int, as_json: bool, fmt: str | None) -> None:
     """If these vertices change, what breaks and who will notice (downstream impact); given change
     ids (from blast-radius), what those changes did, by their effect."""
     from lineage.analysis.api import impact as run_impact
@@ -231,7 +232,8 @@ def impact(ids: tuple[str, ...], warehouse: Path, as_of: str | None, max_depth: 
     with Reporter(err, not as_json, "impact"):
         result = run_impact(warehouse, ids, as_of=as_of, max_depth=max_depth, engine=engine,
                             relationships=relationships or None)
-    print_answer(warehouse, result, question="impact", downstream=True, as_json=as_json, fmt=fmt, every=every)
+    print_answer(warehouse, result, question="impact", downstream=True, as_json=as_json, fmt=fmt, every=every,
+                 limit=limit)
 
 
 @main.command()

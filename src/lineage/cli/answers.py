@@ -38,8 +38,13 @@ def traversal_options(function):
     return function
 
 
+LIMIT = click.option("--limit", type=click.IntRange(1, None), default=25, show_default=True,
+                     help="Vertices listed per label, nearest first (the counts cover all; --json lists all).")
+"""impact's and upstream's rows per label."""
+
+
 def print_answer(warehouse: Path, result: Any, *, question: str, downstream: bool, as_json: bool,
-                 fmt: str | None, every: bool) -> None:
+                 fmt: str | None, every: bool, limit: int | None = None) -> None:
     """One answer of impact (``downstream``) or upstream, in the form asked for."""
     if as_json and fmt:
         raise click.UsageError("give --json or --format, not both")
@@ -66,7 +71,7 @@ def print_answer(warehouse: Path, result: Any, *, question: str, downstream: boo
     if downstream:
         people = people_to_tell(snap, [*result.sources, *(a.id for a in result.affected)], ctx.name)
     lines = answer(question, drawn, as_of=result.as_of, engine=result.engine, name=ctx.name, width=terminal_width(),
-                   people=people)
+                   people=people, limit=limit)
     click.echo(lines_text(lines))
 
 
@@ -140,15 +145,17 @@ def print_blast(warehouse: Path, ranked: Sequence[Any], top: int) -> None:
 @click.command()
 @traversal_options
 @click.option("--all", "every", is_flag=True, help="List every vertex (instances and jobs not collapsed).")
+@LIMIT
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document on stdout.")
 @click.option("--format", "fmt", type=FORMAT_CHOICE, help="Print the upstream subgraph for Graphviz, Mermaid or Gephi/yEd.")
 @INDIRECT
 @resolving("ids")
 @columns_first(downstream=False)
 def upstream(ids: Sequence[str], warehouse: Path, as_of: str | None, max_depth: int | None, engine: str, every: bool,
-             as_json: bool, fmt: str | None) -> None:
+             limit: int, as_json: bool, fmt: str | None) -> None:
     """Where these tables' data comes from, hop by hop, through which jobs (upstream lineage)."""
     from lineage.analysis.api import upstream as run_upstream
 
     result = run_upstream(warehouse, ids, as_of=as_of, max_depth=max_depth, engine=engine)
-    print_answer(warehouse, result, question="upstream", downstream=False, as_json=as_json, fmt=fmt, every=every)
+    print_answer(warehouse, result, question="upstream", downstream=False, as_json=as_json, fmt=fmt, every=every,
+                 limit=limit)

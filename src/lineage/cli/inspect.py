@@ -114,16 +114,26 @@ def search(text: str, warehouse: Path, limit: int, as_json: bool) -> None:
               help="Relationships valid then (default: now; a deleted entity: just before its deletion).")
 @click.option("--limit", type=click.IntRange(1, None), default=10, show_default=True,
               help="Relationships listed per type and direction.")
+@click.option("--relationship", "relationships", multiple=True, metavar="REL",
+              help="Only these relationships (READS, OWNS, ...; repeatable), in the text and the JSON.")
 @AS_JSON
 @resolving("vertex_id")
-def show(vertex_id: str, warehouse: Path, as_of: str | None, limit: int, as_json: bool) -> None:
+def show(vertex_id: str, warehouse: Path, as_of: str | None, limit: int, relationships: tuple[str, ...],
+         as_json: bool) -> None:
     """What the graph knows of one entity: properties, relationships in and out, latest changes."""
     from lineage.analysis.inspection import IN, OUT
     from lineage.analysis.inspection import show as run_show
 
     entity = run_show(warehouse, vertex_id, as_of=as_of)
+    wanted = {r.upper() for r in relationships}
     if as_json:
-        print_json(entity.to_json)
+        def doc() -> dict:
+            found = entity.to_json()
+            if wanted:
+                found["relationships"] = {side: {rel: links for rel, links in by_rel.items() if rel in wanted}
+                                          for side, by_rel in found["relationships"].items()}
+            return found
+        print_json(doc)
         return
     out = console()
     v = entity.vertex
@@ -141,6 +151,8 @@ def show(vertex_id: str, warehouse: Path, as_of: str | None, limit: int, as_json
     for direction, arrow, other in ((OUT, "{}->", "to"), (IN, "<-{}", "from")):
         rows: list[list[str]] = []
         for rel, links in entity.grouped(direction).items():
+            if wanted and rel not in wanted:
+                continue
             rows += _capped([[arrow.format(rel), k.other, k.other_name, _interval(k.valid_from, k.valid_to)]
                              for k in links], limit, 2)
         title = f"relationships {direction} as of {moment}"

@@ -71,8 +71,10 @@ def answer(
     name: Callable[[str], str],
     width: int,
     people: Sequence[Tell] | None = None,
+    limit: int | None = None,
 ) -> list[str]:
-    """The whole answer: title, counts, people to tell (impact), then one block per label."""
+    """The whole answer: title, counts, people to tell (impact), then one block per label, each
+    its nearest ``limit`` items (and how many more)."""
     sources = ", ".join(f"{s.name} ({s.id})" if s.name != s.id else s.id for s in picture.sources)
     lines = wrap(f"{question} of ", [sources], width)
     lines.append(f"as of {as_of.isoformat()}, {engine} engine")
@@ -83,7 +85,10 @@ def answer(
     for label, items in picture.groups():
         collapsed = sum(len(i.members) for i in items)
         extra = f", {collapsed} collapsed into them" if collapsed and label != "Job" else ""
-        lines += ["", f"{label} ({len(items)}{extra})", *_items(items, picture, name, width)]
+        shown = items if limit is None else items[:limit]
+        lines += ["", f"{label} ({len(items)}{extra})", *_items(shown, picture, name, width)]
+        if len(shown) < len(items):
+            lines.append(f"  … {len(items) - len(shown)} more, farther (--limit N shows more; --json lists all)")
     return lines
 
 
