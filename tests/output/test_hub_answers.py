@@ -104,3 +104,21 @@ def test_exposure_is_one_row_per_principal_by_name(hub):
     every = run("exposure", "--warehouse", warehouse, "--every", "--limit", 100_000)
     assert all(every.count(pid) == 1 for pid in per)  # each principal once, by name and id
     assert every.count("; access ") == len(pairs)  # and under it each table it reads, with both paths
+
+
+def test_impact_lists_the_nearest_per_label_and_counts_the_rest(hub):
+    warehouse, table = hub
+    text = run("impact", table, "--warehouse", warehouse, "--engine", "local", "--limit", 2)
+    blocks = re.findall(r"^(\w+) \((\d+)[^)]*\)\n(.*?)(?:\n\n|\Z)", text, re.M | re.S)
+    cut = [(label, int(n), body) for label, n, body in blocks if int(n) > 2]
+    assert cut, text
+    for label, n, body in cut:
+        assert f"… {n - 2} more, farther" in body, (label, body)
+
+
+def test_show_narrows_to_the_relationships_asked(hub):
+    warehouse, table = hub
+    doc = json.loads(run("show", table, "--warehouse", warehouse, "--relationship", "reads", "--json"))
+    assert {rel for side in doc["relationships"].values() for rel in side} == {"READS"}
+    text = run("show", table, "--warehouse", warehouse, "--relationship", "READS")
+    assert "<-READS" in text and "FEEDS" not in text
