@@ -25,12 +25,12 @@ from collections import ChainMap, defaultdict, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from lineage import ids
 from lineage.events.times import parse_time
 from lineage.graph.api import among, ends_where, exists_at, to_time
+from lineage.graph.props import properties_of
 from lineage.graph.asof import contains
 
 if TYPE_CHECKING:
@@ -64,20 +64,6 @@ def _time(value: Any) -> datetime | None:
     if isinstance(value, datetime) and value.tzinfo is not None:
         return value
     return parse_time(value) if value not in (None, "") else None
-
-
-NO_PROPERTIES: Mapping[str, str] = MappingProxyType({})
-"""The properties of a row without any: one shared, read-only (most edge rows have none)."""
-
-
-def properties_of(value: Any) -> Mapping[str, str]:
-    """Properties as a dict (pyarrow reads a parquet map as a list of (key, value) pairs); a
-    row's own dict is shared, not copied (a report holds a million of them)."""
-    if not value:
-        return NO_PROPERTIES
-    if isinstance(value, dict):
-        return value
-    return dict(value.items() if isinstance(value, Mapping) else value)
 
 
 class OneProperty(Mapping[str, Mapping[str, str]]):

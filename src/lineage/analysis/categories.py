@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping
+from lineage.graph.props import of_row
 
 ADDITIVE, BREAKING, TABLE = "additive", "breaking", "table"
 
@@ -117,8 +118,7 @@ def node_update(change: Mapping[str, Any]) -> Category:
     removed or redefined, their readers; only added, the readers taking a table by position;
     nothing, its owners are told (*metadata*). A change with no script (no run after it yet, a
     script not understood) is categorized by its settings alone."""
-    props = change.get("properties") or {}
-    props = dict(props) if not isinstance(props, dict) else props
+    props = of_row(change)
     changed = _json(props, "changed")
     script = _json(props, "script")
     script = script if isinstance(script, dict) and script.get("category") in SCRIPT_LEVELS else None

@@ -32,6 +32,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Hashable, Iterable, Mapping, Sequence
+from lineage.graph.props import of_row
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -198,11 +199,6 @@ def _as_list(value: Any) -> list[str]:
     return [str(v) for v in parsed] if isinstance(parsed, list) else []
 
 
-def _props(edge: Mapping[str, Any]) -> dict[str, Any]:
-    props = edge.get("properties") or {}
-    return dict(props) if not isinstance(props, dict) else props
-
-
 def edge_time(edge: Mapping[str, Any], moment: datetime) -> datetime | None:
     """When an edge was seen doing what it says, as far as T can tell: ``last_seen`` unless after T."""
     seen = edge.get("last_seen")
@@ -251,8 +247,8 @@ def unused_tables(vertices: Sequence[Mapping[str, Any]], edges: Sequence[Mapping
     found = []
     for table in sorted(set(writes) - read):
         runs = [e for e in writes[table] if e.get("src_label") not in STANDING_LABELS]
-        byte_counts = [b for e in runs if (b := _number(_props(e), BYTES_KEYS)) is not None]
-        record_counts = [r for e in runs if (r := _number(_props(e), RECORDS_KEYS)) is not None]
+        byte_counts = [b for e in runs if (b := _number(of_row(e), BYTES_KEYS)) is not None]
+        record_counts = [r for e in runs if (r := _number(of_row(e), RECORDS_KEYS)) is not None]
         times = [t for e in runs if (t := edge_time(e, moment)) is not None]
         found.append(Unused(
             table, tuple(sorted(owners[table])), tuple(sorted(nodes[table] or {e["src"] for e in runs})),
@@ -269,7 +265,7 @@ def dataset_graph(vertices: Sequence[Mapping[str, Any]], edges: Sequence[Mapping
     graph.add_nodes_from(v["id"] for v in vertices if v.get("label") in DATASET_LABELS)
     for e in edges:
         if e["relationship"] == "FEEDS" and e["src"] in graph and e["dst"] in graph:
-            via = _as_list(_props(e).get("via"))
+            via = _as_list(of_row(e).get("via"))
             if graph.has_edge(e["src"], e["dst"]):
                 graph.edges[e["src"], e["dst"]]["via"].extend(via)
             else:

@@ -27,6 +27,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from lineage import ids
 from lineage.events.times import parse_time
+from lineage.graph.props import of_row
 
 RUN_LABELS = ("Instance", "Job")
 END_PROPERTIES = ("finished_at", "modified_at", "end_time")
@@ -129,8 +130,7 @@ class History:
         for v in vertices:
             if v.get("label") not in RUN_LABELS or not ids.is_run(v["id"]):
                 continue
-            props = v.get("properties") or {}
-            props = dict(props) if not isinstance(props, dict) else props
+            props = of_row(v)
             end = next((t for t in (_time(props.get(k)) for k in END_PROPERTIES) if t is not None), None)
             run = Run(v["id"], v["label"], definition_of(v["id"], v["label"], props, parents),
                       _time(v.get("first_seen")), end or _time(v.get("last_seen")), props.get("status"),
@@ -252,8 +252,7 @@ class Why:
 def changed_columns(change: Mapping[str, Any]) -> list[str]:
     """The column names a change record says it touched (``columns``: a JSON list or a comma list;
     a Column entity's own name)."""
-    props = change.get("properties") or {}
-    props = dict(props) if not isinstance(props, dict) else props
+    props = of_row(change)
     raw = props.get("columns")
     names: list[str] = []
     if raw:

@@ -8,8 +8,9 @@ and is read as an unknown edit (``lineage.analysis.categories``)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
+from lineage.graph.props import of_row
 
 NODE_STATE = ("name", "program_type", "cron", "scheduler_type", "owner", "priority", "repeatability", "datasource",
               "baseline")
@@ -20,18 +21,13 @@ NODE_KINDS = ("node_create", "node_update")
 CHANGED = "changed"
 
 
-def _props(row: Mapping[str, Any]) -> dict[str, Any]:
-    props = row.get("properties") or {}
-    return dict(props) if not isinstance(props, dict) else props
-
-
 def diffed(rows: Sequence[dict[str, Any]]) -> Sequence[dict[str, Any]]:
     """``rows`` (change records), each node update given ``changed`` in place when an earlier record
     of its node states the settings before it."""
     nodes = [r for r in rows if r.get("kind") in NODE_KINDS and r.get("time") is not None]
     last: dict[str, dict[str, Any]] = {}
     for row in sorted(nodes, key=lambda r: (r["time"], r["change_id"])):
-        props = _props(row)
+        props = of_row(row)
         state = {k: props.get(k) for k in NODE_STATE if k in props}
         if not state:
             continue

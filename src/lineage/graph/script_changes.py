@@ -18,6 +18,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Sequence
 
+from lineage.graph.props import of_row
 from lineage.sql.script_diff import diff
 from lineage.store.warehouse import Warehouse
 
@@ -71,7 +72,6 @@ def attach(warehouse: str | Path, rows: Sequence[dict[str, Any]]) -> Sequence[di
             continue
         found = diff(before[-1][1], after[0][1], after[0][2] or before[-1][2])
         if found is not None:
-            props = row.get("properties") or {}
-            props = dict(props) if not isinstance(props, dict) else props
+            props = of_row(row)
             row["properties"] = {**props, SCRIPT: json.dumps(found.to_json(), sort_keys=True)}
     return rows

@@ -9,7 +9,8 @@ from typing import Any, Collection, Iterable, Mapping
 
 from lineage import ids
 from lineage.analysis import columns, propagation, runs
-from lineage.analysis.access import Edge, Snapshot, Timeline, properties_of
+from lineage.analysis.access import Edge, Snapshot, Timeline
+from lineage.graph.props import of_row, properties_of
 from lineage.graph.api import collector_paused, every_vertex, load_rows, release_arrow
 
 NAME_PROPERTIES = ("name", "display_name", "node_name", "table_name", "user_name", "account")
@@ -112,6 +113,5 @@ class Context:
         name = given_name(self.by_id.get(vertex)) or ids.key_of(vertex)
         return f"{name} ({vertex})" if name.lower() in self._clashing.get(self.label(vertex), ()) else name
 
-    def properties(self, vertex: str) -> dict[str, str]:
-        props = (self.by_id.get(vertex) or {}).get("properties") or {}
-        return dict(props) if not isinstance(props, dict) else props
+    def properties(self, vertex: str) -> Mapping[str, str]:
+        return of_row(self.by_id.get(vertex))

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from lineage import ids
-from lineage.analysis.access import properties_of
+from lineage.graph.props import properties_of
 from lineage.analysis.blast import ChangeImpact
 from lineage.analysis.people import OWNS
 from lineage.analysis.runs import failed

@@ -6,7 +6,7 @@ report's context holds them): counted, not merged. Nothing is merged until a per
 
 from __future__ import annotations
 
-from lineage.analysis.access import properties_of
+from lineage.graph.props import properties_of
 from lineage.analysis.suggest_aliases import person_of, suggest
 from lineage.report.context import Context
 from lineage.report.model import Person, Unmerged
