@@ -207,8 +207,8 @@ def history(vertex_id: str, warehouse: Path, since: str | None, until: str | Non
     from lineage.render.timeline import Row, grouped, select, summary, what
 
     found = run_history(warehouse, vertex_id)
-    events = select(found.events, since=to_time(since), until=to_time(until), kinds=set(kinds),
-                    relationships=set(relationships))
+    events = select(found.events, since=to_time(since), until=to_time(until), kinds={k.lower() for k in kinds},
+                    relationships={r.upper() for r in relationships})
     if as_json:
         click.echo(json.dumps(History(found.vertex, tuple(events)).to_json()))
         return
