@@ -60,7 +60,7 @@ def run_step(folder: Path, name: str, command: list[str], env: dict[str, str]) -
         print(f"kept: {done}", flush=True)
         return json.loads(done.read_text())
     print(f"{folder.name} {name}: {' '.join(command)}", flush=True)
-    seconds, peak, out, err, status = measured(command, env, every=1.0)
+    seconds, peak, out, err, status = measured(command, env, every=0.5)
     (folder / f"{name}.log").write_text(err)
     if status not in (0, 3):  # 3: the report was written, its inputs had gaps
         raise SystemExit(f"{folder.name} {name} failed ({status}); see {folder / (name + '.log')}")
