@@ -14,6 +14,7 @@ import click
 
 from lineage.analysis.hygiene import DEFAULT_TOP, DEFAULT_UNUSED_DAYS, TINY_ISLAND, Hygiene
 from lineage.cli.answers import ENGINE_CHOICE
+from lineage.render.columns import few
 from lineage.render.terminal import lines_text
 
 LISTED = 10
@@ -21,9 +22,7 @@ LISTED = 10
 
 
 def _some(ids, names: dict[str, str], limit: int = LISTED) -> str:
-    shown = [names.get(i, i) for i in list(ids)[:limit]]
-    more = len(ids) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+    return few([names.get(i, i) for i in ids], shown=limit)
 
 
 def runs_text(runs: int, days: int) -> str:

@@ -47,6 +47,13 @@ def terminal_width() -> int:
     return shutil.get_terminal_size((120, 24)).columns
 
 
+def few(items: Sequence[str], more: int = 0, shown: int = 3) -> str:
+    """``a, b, c and 46 more``: the first ``shown`` of a list, and how many it leaves out (``more``:
+    others not in ``items``). The one way every answer and the report cut a list short."""
+    left = max(len(items) - shown, 0) + more
+    return ", ".join(items[:shown]) + (f" and {left} more" if left else "")
+
+
 def shorten(text: str, width: int) -> str:
     """``text`` in at most ``width`` cells, its middle replaced by an ellipsis when too long; the
     end (an id's key, which tells ids of one kind apart) keeps the odd cell. Every table and

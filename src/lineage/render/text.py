@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from lineage.analysis.people import Tell
-from lineage.render.columns import Col, table, wrap, wrapped
+from lineage.render.columns import Col, few, table, wrap, wrapped
 from lineage.render.picture import Item, Picture, label_rank
 
 ITEM_COLUMNS = (Col("hops", right=True), Col("name", shrink=1, least=16), Col("id", is_id=True),
@@ -213,7 +213,7 @@ def exposure_answer(found: Sequence[Any], *, name: Callable[[str], str], width: 
         exposures = sorted(mine[pid], key=lambda e: name(e.table))
         tables = [name(e.table) + (f" ({', '.join(c.rpartition('.')[2] for c in e.columns)})" if e.columns else "")
                   for e in exposures]
-        said = [", ".join(tables[:3]) + (f" and {len(tables) - 3} more" if len(tables) > 3 else "")]
+        said = [few(tables)]
         said.append("marks " + ", ".join(sorted({m for e in exposures for m in (e.marks or (e.name,))})))
         said.append("from " + ", ".join(sorted({name(o) for e in exposures for o in (e.origins or (e.origin,))})))
         kinds = sorted({k for e in exposures for k in e.kinds})

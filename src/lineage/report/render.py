@@ -13,6 +13,7 @@ from typing import Callable
 
 from markupsafe import Markup
 
+from lineage.render.columns import few
 from lineage.render.escape import markdown as markdown_escape
 from lineage.render.escape import visible
 from lineage.report.hygiene import shares_text
@@ -76,12 +77,6 @@ def lead(part: Part, top: int) -> list[PartEntry]:
     """The entries of ``part`` report.md shows in full, at most ``top`` (notices: a few)."""
     keep, _ = LEADS.get(part.effect, (lambda e: True, ""))
     return [e for e in part.entries if keep(e)][:NOTICES_SHOWN if part.effect == "notifies" else top]
-
-
-def few(items: list[str], more: int = 0, shown: int = 3) -> str:
-    """``a, b, c and 46 more``: the first ``shown`` of a list, and how many it leaves out."""
-    left = max(len(items) - shown, 0) + more
-    return ", ".join(items[:shown]) + (f" and {left} more" if left else "")
 
 
 def _helpers(report: Report) -> dict:
