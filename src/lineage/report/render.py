@@ -18,7 +18,7 @@ from lineage.render.escape import markdown as markdown_escape
 from lineage.render.escape import visible
 from lineage.report.hygiene import shares_text
 from lineage.errors import UsageError
-from lineage.report.model import Change, Digest, Part, PartEntry, Person, Report
+from lineage.report.model import Digest, Part, PartEntry, Person, Report
 from lineage.report.parts import empty_text
 from lineage.report.svg import day_bars, impact_picture, sparkline
 
@@ -90,9 +90,6 @@ def _helpers(report: Report) -> dict:
         c = by_id.get(change_id)
         return f"{c.kind} {c.entity_name} at {(c.time or '?')[:16]}" if c else change_id
 
-    def tell(c: Change) -> list[str]:
-        return [p.name for p in report.people if c.change_id in p.changes]
-
     def by_kind(entries) -> str:
         """``12 node_update, 3 column_added``: the changes a part does not show, counted by kind."""
         counts = Counter(by_id[e.change_id].kind for e in entries if e.change_id in by_id)
@@ -103,7 +100,7 @@ def _helpers(report: Report) -> dict:
 
     return {"name": name, "names": lambda ids: [name(i) for i in ids], "few": few, "by_kind": by_kind,
             "lead": lambda part: lead(part, report.top), "lead_says": lambda part: LEADS.get(part.effect, (None, ""))[1],
-            "graph_labels": graph_labels, "change": change, "tell": tell, "row": by_id.__getitem__, "empty": empty_text,
+            "graph_labels": graph_labels, "change": change, "row": by_id.__getitem__, "empty": empty_text,
             "spark": lambda *a: Markup(sparkline(*a)), "shares": shares_text,
             "bars": lambda *a: Markup(day_bars(*a))}
 
