@@ -36,10 +36,10 @@ def free_port() -> int:
     raise RuntimeError("no free loopback port in 20000-32000")
 
 
-def _resp(port: int, *args: str) -> bytes:
+def _resp(port: int, *args: str, timeout: float = 5.0) -> bytes:
     """One RESP command on the server's Redis port (administration only: wipe, ping)."""
     payload = f"*{len(args)}\r\n".encode() + b"".join(f"${len(a.encode())}\r\n{a}\r\n".encode() for a in args)
-    with closing(socket.create_connection(("127.0.0.1", port), timeout=5)) as s:
+    with closing(socket.create_connection(("127.0.0.1", port), timeout=timeout)) as s:
         s.sendall(payload)
         return s.recv(65536)
 
@@ -67,7 +67,7 @@ class BoltServer:
         from lineage.export.dialect import close_without_goodbye
 
         close_without_goodbye()
-        return GraphDatabase.driver(self.uri, auth=None)
+        return GraphDatabase.driver(self.uri, auth=None, max_transaction_retry_time=RETRY_SECONDS)
 
     def query(self, text: str, **params: Any) -> list[dict[str, Any]]:
         """Run one read query over Bolt (in a transaction, like the exporter) and return dicts.
@@ -152,12 +152,17 @@ STALLED = 120.0
 """Seconds a server may leave PING unanswered before :func:`loaded` takes it for deadlocked."""
 POLL = 10.0
 """Seconds between the watchdog's PINGs."""
+PING_SECONDS = 5.0
+"""How long a PING may go unanswered before the server counts as silent at that poll."""
+RETRY_SECONDS = 30.0
+"""How long the kept driver retries a transaction whose server went away (the driver's default)."""
 
 
 def answers(port: int) -> bool:
-    """Whether Redis answers PING on ``port`` within 5 s (a FalkorDB whose main thread is stuck does not)."""
+    """Whether Redis answers PING on ``port`` within :data:`PING_SECONDS` (a FalkorDB whose main
+    thread is stuck does not)."""
     try:
-        return _resp(port, "PING").startswith(b"+PONG")
+        return _resp(port, "PING", timeout=PING_SECONDS).startswith(b"+PONG")
     except OSError:
         return False
 

@@ -15,6 +15,8 @@ import pytest
 def test_a_server_that_stops_answering_is_replaced_and_the_load_done_again(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(boltserver, "STALLED", 2.0)
     monkeypatch.setattr(boltserver, "POLL", 0.5)
+    monkeypatch.setattr(boltserver, "PING_SECONDS", 0.5)
+    monkeypatch.setattr(boltserver, "RETRY_SECONDS", 1.0)  # the killed server's transaction: not retried for 30 s
     attempts = []
 
     def load(server) -> None:
