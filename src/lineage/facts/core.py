@@ -201,11 +201,6 @@ def stored(facts: Iterable[Fact], keys: dict[str, str]) -> Iterator[Fact]:
         yield fact._replace(properties={**{k: v for k, v in fact.properties.items() if k != PAIRS}, PAIRS_KEY: key})
 
 
-def storing(facts_of: Callable[[Any], Iterable[Fact]]) -> Callable[[Iterable[Any]], Iterator[Fact]]:
-    """A Spark task's function (``rdd.mapPartitions``): the facts of each of its rows, :func:`stored`."""
-    return lambda rows: stored((fact for row in rows for fact in facts_of(row)), {})
-
-
 def error_row(event_id: str, source: str, kind: str, time: datetime | None, reason: str) -> Fact:
     """The fact row standing for an event whose mapping failed (counted and listed by build)."""
     return Fact(

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import importlib
 import json
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from lineage.events import registry
 from lineage.events.base import FactTable, Source
 from lineage.facts import core
+from lineage.store.schema import FACTS
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pyarrow as pa
     from pyspark.sql import DataFrame
 
 
@@ -62,3 +67,48 @@ def by_script(events: "DataFrame") -> "DataFrame":
     partitions = -(-events.rdd.getNumPartitions() // cores) * cores
     return (events.withColumn("_script", key).repartition(partitions, "_script")
             .sortWithinPartitions("_script").drop("_script"))
+
+
+def facts_frame(rows: "DataFrame", facts_of: Callable[[dict], Iterable[core.Fact]], analyses: "Path | None") -> "DataFrame":
+    """The facts of ``rows`` (each row a dict to ``facts_of``), as the Python workers send them
+    (:func:`core.stored`), a FACTS frame; ``analyses``: where the workers keep script analyses
+    (``lineage.sql.memo``). Rows go to the workers and facts come back as Arrow batches
+    (``mapInArrow``): pickled one by one into the JVM and checked field by field against the
+    schema in Python, they cost 12% of a 300k-event extraction (46 s -> 41 s) for the same rows;
+    pyarrow still refuses a value of the wrong type."""
+    from lineage.sql import memo
+
+    return rows.mapInArrow(memo.using(analyses, _arrow_task(facts_of)), FACTS.struct())
+
+
+def _arrow_task(facts_of: Callable[[dict], Iterable[core.Fact]]) -> Callable[[Iterable["pa.RecordBatch"]], Iterator["pa.RecordBatch"]]:
+    def task(batches: Iterable["pa.RecordBatch"]) -> Iterator["pa.RecordBatch"]:
+        keys: dict[str, str] = {}  # the pairs texts this task sent: each once (core.stored)
+        for batch in batches:
+            yield fact_batch(list(core.stored((fact for row in _rows(batch) for fact in facts_of(row)), keys)))
+
+    return task
+
+
+def _rows(batch: "pa.RecordBatch") -> list[dict]:
+    """The batch's rows as dicts, timestamps as naive UTC datetimes, as a Spark ``Row`` holds them
+    (the process runs in UTC): a mapping compares them with the naive times Spark collects."""
+    import pyarrow as pa
+
+    columns = {}
+    for field, column in zip(batch.schema, batch.columns):
+        if pa.types.is_timestamp(field.type) and field.type.tz is not None:
+            column = column.cast(pa.timestamp(field.type.unit))
+        columns[field.name] = column.to_pylist()
+    return [dict(zip(columns, values)) for values in zip(*columns.values())]
+
+
+def fact_batch(facts: list[core.Fact]) -> "pa.RecordBatch":
+    """``facts`` as one Arrow batch of the FACTS schema (naive times are UTC)."""
+    import pyarrow as pa
+
+    schema = FACTS.arrow()
+    columns = list(zip(*facts)) if facts else [() for _ in schema]
+    arrays = [pa.array([list(p.items()) for p in values] if field.name == "properties" else values, type=field.type)
+              for field, values in zip(schema, columns)]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 from lineage.store.commit import Transaction
 from lineage.analysis.propagation import exposure_part
 from lineage.facts import core
-from lineage.facts.extract import by_script, facts_of_event
+from lineage.facts.extract import by_script, facts_frame, facts_of_event
 from lineage.graph import around, column_feeds, fold, identities, incremental, links, resolve
 from lineage.graph import index as question_index
 from lineage.errors import UsageError
@@ -273,11 +273,11 @@ def _build(spark: "SparkSession", wh: Warehouse, aliases: str | Path | None, say
         texts_stored = None if reextract else wh.pairs_texts
         if new_count:
             say(f"extracting facts from {new_count} new event(s) of {total_events}")
-            rdd = by_script(new).rdd.mapPartitions(memo.using(analyses, core.storing(
-                lambda r: facts_of_event(r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]))))
-            sent = spark.createDataFrame(rdd, FACTS.ddl).persist(StorageLevel.MEMORY_AND_DISK)
-            facts_new, new_facts = _write_facts(sent, facts_dir, texts_dir, texts_stored)
+            sent = facts_frame(by_script(new), lambda r: facts_of_event(
+                r["source"], r["kind"], r["event_id"], r["event_time"], r["doc"]), analyses).persist(StorageLevel.MEMORY_AND_DISK)
+            facts_new, new_facts = _write_facts(sent, facts_dir, texts_dir, texts_stored, say)
             pause_point("build.write")
+            say("recording which events were extracted")
             per_event = facts_new.groupBy("source", "event_id").agg(F.count(F.lit(1)).cast("int").alias("facts"))
             extracted = (
                 new.select("source", "event_id")
@@ -456,7 +456,7 @@ def _resolve(spark: "SparkSession", wh: Warehouse, facts_new: "DataFrame", reext
         return 0
     say("resolving column lineage with the graph's schemas")
     sent = derived.persist()
-    count = _write_facts(sent, facts_dir, texts_dir, texts_stored)[1]
+    count = _write_facts(sent, facts_dir, texts_dir, texts_stored, say)[1]
     sent.unpersist()
     return count
 
@@ -475,11 +475,13 @@ def _link(spark: "SparkSession", wh: Warehouse, facts_new: "DataFrame", reextrac
     return count
 
 
-def _write_facts(sent: "DataFrame", facts_dir: Path, texts_dir: Path, texts_stored: Path | None) -> tuple["DataFrame", int]:
+def _write_facts(sent: "DataFrame", facts_dir: Path, texts_dir: Path, texts_stored: Path | None,
+                 say: Callable[[str], None]) -> tuple["DataFrame", int]:
     """The rows the Python workers sent (``core.stored``; persisted): their facts written beside the
     new facts, their texts beside the new texts (:func:`_write_texts`); (the facts, how many)."""
     facts, texts = column_feeds.apart(sent)
     count = facts.count()
+    say(f"writing {count} fact(s)")
     if count:
         facts.repartition("source").write.mode("append").partitionBy("source").parquet(str(facts_dir))
     _write_texts(texts, texts_dir, texts_stored)

@@ -33,9 +33,8 @@ from pyspark.sql import functions as F
 
 from lineage.events import registry
 from lineage.facts import core
-from lineage.facts.extract import by_script
+from lineage.facts.extract import by_script, facts_frame
 from lineage.facts.maxcompute import actor_id, columns
-from lineage.sql import memo
 from lineage.store.schema import FACTS
 
 SEQ_BASE = 100_000
@@ -216,8 +215,7 @@ def derived_facts(events_of: Callable[[DataFrame], DataFrame], stored: Path | No
         return None
     versions = spark.sparkContext.broadcast(schema_versions(stored, new, jobs))
     todo = by_script(events_of(jobs.select("source", "event_id")).join(jobs, ["source", "event_id"]))
-    rdd = todo.rdd.mapPartitions(memo.using(analyses, core.storing(lambda r: resolve_event(r, versions.value, round_))))
-    return spark.createDataFrame(rdd, FACTS.ddl)
+    return facts_frame(todo, lambda r: resolve_event(r, versions.value, round_), analyses)
 
 
 def _round() -> Column:
