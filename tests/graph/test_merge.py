@@ -24,7 +24,7 @@ def _rows(frame) -> dict[str, dict]:
     return {r["id"]: {**r.asDict(), "properties": sorted(r["properties"].items())} for r in frame.collect()}
 
 
-def test_merged_vertices_equal_the_fold_of_all_their_facts(spark, generated):
+def test_merged_vertices_equal_the_fold_of_all_their_facts(spark, generated, tmp_path):
     wh = Warehouse.at(generated.warehouse)
     facts = resolve.current(spark.read.parquet(str(wh.facts)))
     aliases, _count = aliases_frame(spark, None, wh, facts)
@@ -34,7 +34,8 @@ def test_merged_vertices_equal_the_fold_of_all_their_facts(spark, generated):
     after = facts.where(F.col("event_time") > cut)
     before = facts.where(~(F.col("event_time") > cut) | F.col("event_time").isNull())  # untimed facts: stored
 
-    stored = fold.fold_vertices_of(before, aliases, texts).cache()  # fold()[0], without building the edges' plan
+    # fold()[0], without building the edges' plan; its shared frames written once, as the build does
+    stored = fold.fold_vertices_of(before, aliases, texts, fold.Scratch(tmp_path / "scratch")).cache()
     built = build_log(wh)
     assert built["fold"] == "full", built  # so its vertices are the fold of all the facts, as the build wrote them
     whole = spark.read.parquet(str(wh.vertices))
