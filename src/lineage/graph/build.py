@@ -470,7 +470,7 @@ def _link(spark: "SparkSession", wh: Warehouse, facts_new: "DataFrame", reextrac
     count = derived.count()
     if count:
         say(f"tying {count} job fact(s) to the DataWorks nodes that ran them")
-        derived.repartition("source").write.mode("append").partitionBy("source").parquet(str(facts_dir))
+        _append_facts(derived, facts_dir)
     derived.unpersist()
     return count
 
@@ -482,10 +482,16 @@ def _write_facts(sent: "DataFrame", facts_dir: Path, texts_dir: Path, texts_stor
     facts, texts = column_feeds.apart(sent)
     count = facts.count()
     say(f"writing {count} fact(s)")
-    if count:  # each task writes its own sources' files: a shuffle by source cost 27 s of a 10^6 build
-        facts.write.mode("append").partitionBy("source").parquet(str(facts_dir))
+    if count:
+        _append_facts(facts, facts_dir)
     _write_texts(texts, texts_dir, texts_stored)
     return facts, count
+
+
+def _append_facts(facts: "DataFrame", facts_dir: Path) -> None:
+    """``facts`` added to the facts dataset, a folder per source, each task writing its own rows: a
+    shuffle by source first (one file per source) made the write of 4.3 million facts 26 s, not 14 s."""
+    facts.write.mode("append").partitionBy("source").parquet(str(facts_dir))
 
 
 def _write_texts(texts: "DataFrame", staged: Path, stored: Path | None) -> None:
