@@ -114,11 +114,20 @@ def resolve_aliases(facts: DataFrame, aliases: DataFrame | None) -> DataFrame:
     return resolve_ids(facts, ("src_id", "dst_id", "actor"), aliases)
 
 
-def state_facts(facts: DataFrame) -> DataFrame:
-    """Facts that change or show state: not failed, not mapping errors, each fact once."""
-    return facts.where(~F.col("failed") & F.col("op").isin("assert", "retract", "observe", "change")).dropDuplicates(
-        ["event_id", "seq"]
-    )
+def state_facts(facts: DataFrame, unique: bool = False) -> DataFrame:
+    """Facts that change or show state: not failed, not mapping errors, each fact once (``unique``:
+    ``facts`` are known to hold each (event id, sequence) once, :func:`unique_facts`)."""
+    state = facts.where(~F.col("failed") & F.col("op").isin("assert", "retract", "observe", "change"))
+    return state if unique else state.dropDuplicates(["event_id", "seq"])
+
+
+def unique_facts(facts: DataFrame) -> bool:
+    """Whether no (event id, sequence) comes twice in ``facts``. The store holds each fact once by
+    construction (ingest keeps an event once per source, a build commits an event's facts with
+    the record of their extraction), but two sources may deliver one event id; checked on these
+    two columns, a narrow aggregate, it spares the fold's de-duplication by a shuffle of whole fact
+    rows (30 s of a 10^6-event build)."""
+    return facts.groupBy("event_id", "seq").count().where(F.col("count") > 1).isEmpty()
 
 
 def latest_props(rows: DataFrame, key: list[str], cleared: bool = False) -> DataFrame:
@@ -142,13 +151,16 @@ def _clearing(properties: Column) -> Column:
     return properties
 
 
-def status_reports(facts: DataFrame) -> DataFrame:
+def status_reports(facts: DataFrame, unique: bool = False) -> DataFrame:
     """The status reports of ``STATUS_LABELS`` vertices, failed operations included (the only
-    facts of a failed operation the fold reads): one row per fact, status ``failed`` if failed."""
+    facts of a failed operation the fold reads): one row per fact, status ``failed`` if failed
+    (``unique``: as :func:`state_facts` takes it)."""
     reports = facts.where(
         F.col("relationship").isNull() & F.col("op").isin("assert", "observe") & F.col("src_label").isin(*STATUS_LABELS)
         & F.col("properties")["status"].isNotNull()
-    ).dropDuplicates(["event_id", "seq"])
+    )
+    if not unique:
+        reports = reports.dropDuplicates(["event_id", "seq"])
     status = F.when(F.col("failed"), F.lit(FAILED)).otherwise(F.col("properties")["status"])
     rank = F.coalesce(_rank_of(F.lower(status)), F.lit(UNKNOWN_RANK))
     return reports.select(
@@ -658,8 +670,11 @@ def _prepared(facts: DataFrame, aliases: DataFrame | None, scratch: Scratch | No
     """(state, reports, runs): what every output of the fold starts from (``PAIRS`` facts only as
     runs: their texts are folded by ``column_feeds``); the alias-resolved facts both read are kept."""
     resolved = _kept(resolve_aliases(facts.where(F.col("op") != PAIRS), aliases), scratch)
-    state = _kept(state_facts(resolved), scratch)
-    reports = _kept(status_reports(resolved.where(F.col("op") != "error")), scratch)
+    unique = scratch is not None and unique_facts(resolved)  # read from the kept frame: two columns
+    state = state_facts(resolved, unique)
+    if not unique:  # a filter of the kept frame is as cheap to read again as a copy of it
+        state = _kept(state, scratch)
+    reports = _kept(status_reports(resolved.where(F.col("op") != "error"), unique), scratch)
     return state, reports, _kept(column_feeds.runs(facts), scratch)
 
 
