@@ -294,3 +294,27 @@ def test_batched_cases_fold_as_they_would_alone(spark, folded):
     """The batching itself is exact: two cases folded alone give what the batch gave them."""
     for name in (WILDCARD_RETRACT_CLOSES_EVERY_EDGE_OF_THAT_RELATIONSHIP, ALIASES_MERGE_IDENTITIES):
         assert fold_all(spark, {name: CASES[name]})[name] == folded[name], name
+
+
+def test_the_fold_skips_its_shuffle_only_when_no_fact_comes_twice(spark, folded):
+    """A fact twice (one event id from two sources, say) is caught by the narrow check and folded
+    once; without one, the de-duplication is skipped and the answer is the same (ORDER alone: the
+    check's way; ORDER's rows with three of them again: the shuffle's)."""
+    import json
+
+    from foldbatch import fold_rows
+
+    from lineage.facts.core import stored
+    from lineage.graph import fold
+    from lineage.store.schema import FACTS
+
+    def frame(rows):
+        return spark.createDataFrame(list(stored(rows, {})), FACTS.ddl)
+
+    twice = ORDER_ROWS + [ORDER_ROWS[0]._replace(source="other")]
+    assert fold.unique_facts(frame(ORDER_ROWS)) and not fold.unique_facts(frame(twice))
+    def rows(outputs):  # vertices and edges, in any order; a change's source is the kept copy's
+        return [sorted(json.dumps(r, sort_keys=True, default=str) for r in out) for out in outputs[:2]], len(outputs[2])
+
+    alone, doubled = rows(fold_rows(spark, ORDER_ROWS, {})), rows(fold_rows(spark, twice, {}))
+    assert doubled == alone and alone[0][1]  # edges folded, equal
