@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "graph")]  # smalldata, and the test's split
 
 VARIANTS: dict[str, dict[str, object]] = {
     "baseline": {},
@@ -38,7 +39,6 @@ VARIANTS: dict[str, dict[str, object]] = {
 
 def child(spec: dict[str, object], data: Path) -> None:
     """One variant in this process: prints one JSON line of its measurements."""
-    sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "graph")]
     from smalldata import SPARK_CONF
 
     from lineage.graph import fold
@@ -74,7 +74,6 @@ def child(spec: dict[str, object], data: Path) -> None:
 
 
 def prepare(data: Path) -> None:
-    sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "graph")]
     from test_incremental_build import _split
 
     from lineage.generate import generate

@@ -296,10 +296,10 @@ def test_batched_cases_fold_as_they_would_alone(spark, folded):
         assert fold_all(spark, {name: CASES[name]})[name] == folded[name], name
 
 
-def test_the_fold_skips_its_shuffle_only_when_no_fact_comes_twice(spark, folded):
+def test_the_fold_skips_its_shuffle_only_when_no_fact_comes_twice(spark):
     """A fact twice (one event id from two sources, say) is caught by the narrow check and folded
-    once; without one, the de-duplication is skipped and the answer is the same (ORDER alone: the
-    check's way; ORDER's rows with three of them again: the shuffle's)."""
+    once; without one, the de-duplication is skipped and the answer is the same (ORDER's rows alone:
+    the check's way; with their first fact again from another source: the shuffle's)."""
     import json
 
     from foldbatch import fold_rows
@@ -313,6 +313,7 @@ def test_the_fold_skips_its_shuffle_only_when_no_fact_comes_twice(spark, folded)
 
     twice = ORDER_ROWS + [ORDER_ROWS[0]._replace(source="other")]
     assert fold.unique_facts(frame(ORDER_ROWS)) and not fold.unique_facts(frame(twice))
+
     def rows(outputs):  # vertices and edges, in any order; a change's source is the kept copy's
         return [sorted(json.dumps(r, sort_keys=True, default=str) for r in out) for out in outputs[:2]], len(outputs[2])
 
